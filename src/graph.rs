@@ -1,0 +1,671 @@
+//! Linking: record files -> one graph of authors and papers.
+//!
+//! * Files whose author names have the same [`name_key`] are one author.
+//! * Records from different files are one paper when their titles have the same
+//!   [`text_key`], their years are equal and their abstracts have the same
+//!   `text_key` (a record without an abstract matches any abstract). Records of
+//!   one file are never merged with each other.
+//! * Where merged copies differ, the choice is deterministic (see [`link`]) and
+//!   reported as a [`MergeNote`].
+//!
+//! Files are processed in path order, so the result does not depend on the
+//! order in which they were found, nor on the thread count.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::diagnostics::{Diagnostic, Location};
+use crate::normalize::{name_key, stable_hash, text_key};
+use crate::records::RecordFile;
+use crate::slug::slugify;
+
+/// Index of an author in [`SiteGraph::authors`].
+pub type AuthorId = usize;
+/// Index of a paper in [`SiteGraph::papers`].
+pub type PaperId = usize;
+
+/// Where a record came from: file and line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Occurrence {
+    /// The record file.
+    pub path: PathBuf,
+    /// The line of the record's source-year block.
+    pub line: usize,
+}
+
+/// One author: every record file with their name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Author {
+    /// Unique, stable, readable ASCII id, used in URLs and data files.
+    pub slug: String,
+    /// Display name (from the first file in path order).
+    pub name: String,
+    /// The identity key of the name.
+    pub key: String,
+    /// The record files that carry this name, in path order.
+    pub files: Vec<PathBuf>,
+    /// The author's papers, newest first, then by title.
+    pub papers: Vec<PaperId>,
+    /// Co-authors on this site with the number of shared papers, most shared first,
+    /// then by name.
+    pub coauthors: Vec<(AuthorId, usize)>,
+}
+
+/// One paper: every record of it in any file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paper {
+    /// Unique, stable, readable ASCII id, used in URLs and data files.
+    pub slug: String,
+    /// Title as first listed (file path order).
+    pub title: String,
+    /// Year of publication.
+    pub year: u16,
+    /// Source, e.g. `arXiv`.
+    pub source: String,
+    /// The abstract, if any copy has one.
+    pub abstract_text: Option<String>,
+    /// Subject codes, primary first.
+    pub subjects: Vec<String>,
+    /// Authors on this site, in the order their files list the paper (file path order).
+    pub authors: Vec<AuthorId>,
+    /// Every record of this paper.
+    pub occurrences: Vec<Occurrence>,
+}
+
+/// What was chosen when merged copies of a paper disagreed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeNote {
+    /// The paper.
+    pub paper: PaperId,
+    /// Which field differed: `title`, `abstract`, `subject` or `source`.
+    pub field: &'static str,
+    /// The value kept.
+    pub chosen: String,
+    /// How many distinct values the copies had.
+    pub variants: usize,
+}
+
+/// Authors and papers, linked.
+#[derive(Debug, Clone, Default)]
+pub struct SiteGraph {
+    /// All authors, sorted by slug.
+    pub authors: Vec<Author>,
+    /// All papers, sorted by slug.
+    pub papers: Vec<Paper>,
+    /// Disagreements between merged copies, and what was chosen.
+    pub merge_notes: Vec<MergeNote>,
+    /// Warnings from linking: merged author files, merge disagreements.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl SiteGraph {
+    /// Number of papers listed by more than one author.
+    pub fn shared_paper_count(&self) -> usize {
+        self.papers.iter().filter(|p| p.authors.len() > 1).count()
+    }
+
+    /// The author with this slug.
+    pub fn author_by_slug(&self, slug: &str) -> Option<&Author> {
+        self.authors
+            .binary_search_by(|a| a.slug.as_str().cmp(slug))
+            .ok()
+            .map(|i| &self.authors[i])
+    }
+
+    /// The paper with this slug.
+    pub fn paper_by_slug(&self, slug: &str) -> Option<&Paper> {
+        self.papers
+            .binary_search_by(|p| p.slug.as_str().cmp(slug))
+            .ok()
+            .map(|i| &self.papers[i])
+    }
+}
+
+/// A paper being assembled from its copies.
+struct PaperGroup {
+    title_key: String,
+    abstract_key: Option<String>,
+    copies: Vec<Copy>,
+}
+
+/// One record's contribution to a paper.
+struct Copy {
+    file: usize,
+    record: usize,
+    author: usize,
+}
+
+/// Links parsed record files into a [`SiteGraph`].
+///
+/// Choices when copies of a paper differ: the title and source of the first copy in
+/// file path order; the longest abstract (ties: first copy); the most frequent subject
+/// (ties: first copy).
+pub fn link(files: &[RecordFile]) -> SiteGraph {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path));
+    let files: Vec<&RecordFile> = order.iter().map(|&i| &files[i]).collect();
+    let mut diagnostics = Vec::new();
+
+    // Authors: one per distinct name key, in order of first file.
+    let mut author_of_key: HashMap<String, usize> = HashMap::new();
+    let mut author_files: Vec<Vec<usize>> = Vec::new();
+    let mut author_keys: Vec<String> = Vec::new();
+    let mut file_author = Vec::with_capacity(files.len());
+    for (file_index, file) in files.iter().enumerate() {
+        let key = name_key(&file.author_name);
+        let author = *author_of_key.entry(key.clone()).or_insert_with(|| {
+            author_files.push(Vec::new());
+            author_keys.push(key);
+            author_files.len() - 1
+        });
+        author_files[author].push(file_index);
+        file_author.push(author);
+    }
+    for file_indexes in author_files.iter().filter(|f| f.len() > 1) {
+        let first = files[file_indexes[0]];
+        for &other in &file_indexes[1..] {
+            let file = files[other];
+            diagnostics.push(
+                Diagnostic::warning(
+                    format!(
+                        "`{}` is also the author of {}; the files are merged into one author",
+                        file.author_name,
+                        first.path.display()
+                    ),
+                    Some(Location::at_line(&file.path, 1, 1, &file.author_name, 1)),
+                )
+                .with_note("if these are two people, give one of them a distinguishing name"),
+            );
+        }
+    }
+
+    // Identity keys, computed in parallel: normalization is the costly part.
+    let keys: Vec<Vec<(String, Option<String>)>> = files
+        .par_iter()
+        .map(|file| {
+            file.records
+                .iter()
+                .map(|r| (text_key(&r.title), r.abstract_text.as_deref().map(text_key)))
+                .collect()
+        })
+        .collect();
+
+    // Papers: group records.
+    let mut groups: Vec<PaperGroup> = Vec::new();
+    let mut buckets: HashMap<(String, u16), Vec<usize>> = HashMap::new();
+    for (file_index, file) in files.iter().enumerate() {
+        for (record_index, record) in file.records.iter().enumerate() {
+            let (title_key, abstract_key) = &keys[file_index][record_index];
+            let bucket = buckets
+                .entry((title_key.clone(), record.year))
+                .or_default();
+            let joined = bucket.iter().copied().find(|&g| {
+                let group = &groups[g];
+                let compatible = match (&group.abstract_key, abstract_key) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                };
+                compatible && group.copies.iter().all(|c| c.file != file_index)
+            });
+            let copy = Copy {
+                file: file_index,
+                record: record_index,
+                author: file_author[file_index],
+            };
+            match joined {
+                Some(g) => {
+                    let group = &mut groups[g];
+                    if group.abstract_key.is_none() {
+                        group.abstract_key = abstract_key.clone();
+                    }
+                    group.copies.push(copy);
+                }
+                None => {
+                    bucket.push(groups.len());
+                    groups.push(PaperGroup {
+                        title_key: title_key.clone(),
+                        abstract_key: abstract_key.clone(),
+                        copies: vec![copy],
+                    });
+                }
+            }
+        }
+    }
+
+    // Slugs.
+    let author_slugs = assign_slugs(
+        author_keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let name = &files[author_files[i][0]].author_name;
+                (slugify(name, "author"), key.clone())
+            })
+            .collect(),
+    );
+    let paper_slugs = assign_slugs(
+        groups
+            .iter()
+            .map(|g| {
+                let first = &g.copies[0];
+                let record = &files[first.file].records[first.record];
+                let base = format!("{}-{}", slugify(&record.title, "paper"), record.year);
+                let key = format!(
+                    "{}\u{0}{}",
+                    g.abstract_key.as_deref().unwrap_or(""),
+                    g.title_key
+                );
+                (base, key)
+            })
+            .collect(),
+    );
+
+    // Authors sorted by slug: map provisional index -> final id.
+    let mut author_order: Vec<usize> = (0..author_keys.len()).collect();
+    author_order.sort_by(|&a, &b| author_slugs[a].cmp(&author_slugs[b]));
+    let mut author_id = vec![0; author_keys.len()];
+    for (id, &provisional) in author_order.iter().enumerate() {
+        author_id[provisional] = id;
+    }
+    let mut paper_order: Vec<usize> = (0..groups.len()).collect();
+    paper_order.sort_by(|&a, &b| paper_slugs[a].cmp(&paper_slugs[b]));
+
+    let mut merge_notes = Vec::new();
+    let mut papers = Vec::with_capacity(groups.len());
+    for (paper_id, &g) in paper_order.iter().enumerate() {
+        let group = &groups[g];
+        let copies: Vec<&crate::records::Record> = group
+            .copies
+            .iter()
+            .map(|c| &files[c.file].records[c.record])
+            .collect();
+        let first = copies[0];
+        let mut authors: Vec<AuthorId> = Vec::new();
+        for copy in &group.copies {
+            let id = author_id[copy.author];
+            if !authors.contains(&id) {
+                authors.push(id);
+            }
+        }
+        let abstract_text = copies
+            .iter()
+            .filter_map(|r| r.abstract_text.as_ref())
+            .fold(None::<&String>, |best, a| match best {
+                Some(b) if b.chars().count() >= a.chars().count() => Some(b),
+                _ => Some(a),
+            })
+            .cloned();
+        let subjects = choose_subjects(&copies);
+        let mut report = |field: &'static str, values: Vec<&str>, chosen: &str| {
+            let mut distinct = values.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if distinct.len() > 1 {
+                merge_notes.push(MergeNote {
+                    paper: paper_id,
+                    field,
+                    chosen: chosen.to_string(),
+                    variants: distinct.len(),
+                });
+                let c = &group.copies[0];
+                diagnostics.push(
+                    Diagnostic::warning(
+                        format!(
+                            "copies of `{}` in {} files differ in their {field} ({} variants)",
+                            first.title,
+                            copies.len(),
+                            distinct.len()
+                        ),
+                        Some(Location::at_line(
+                            &files[c.file].path,
+                            first.line,
+                            1,
+                            &format!("{}{}", first.source, first.year),
+                            1,
+                        )),
+                    )
+                    .with_note(format!("using {field} `{}`", shorten(chosen))),
+                );
+            }
+        };
+        report("title", copies.iter().map(|r| r.title.as_str()).collect(), &first.title);
+        report(
+            "abstract",
+            copies
+                .iter()
+                .filter_map(|r| r.abstract_text.as_deref())
+                .collect(),
+            abstract_text.as_deref().unwrap_or(""),
+        );
+        let subject_values: Vec<String> = copies.iter().map(|r| r.subjects.join(" ")).collect();
+        report(
+            "subject",
+            subject_values.iter().map(String::as_str).collect(),
+            &subjects.join(" "),
+        );
+        report(
+            "source",
+            copies.iter().map(|r| r.source.as_str()).collect(),
+            &first.source,
+        );
+        papers.push(Paper {
+            slug: paper_slugs[g].clone(),
+            title: first.title.clone(),
+            year: first.year,
+            source: first.source.clone(),
+            abstract_text,
+            subjects,
+            authors,
+            occurrences: group
+                .copies
+                .iter()
+                .map(|c| Occurrence {
+                    path: files[c.file].path.clone(),
+                    line: files[c.file].records[c.record].line,
+                })
+                .collect(),
+        });
+    }
+
+    let mut authors: Vec<Author> = author_order
+        .iter()
+        .map(|&provisional| Author {
+            slug: author_slugs[provisional].clone(),
+            name: files[author_files[provisional][0]].author_name.clone(),
+            key: author_keys[provisional].clone(),
+            files: author_files[provisional]
+                .iter()
+                .map(|&f| files[f].path.clone())
+                .collect(),
+            papers: Vec::new(),
+            coauthors: Vec::new(),
+        })
+        .collect();
+    for (paper_id, paper) in papers.iter().enumerate() {
+        for &author in &paper.authors {
+            authors[author].papers.push(paper_id);
+        }
+    }
+    let title_keys: Vec<String> = papers.iter().map(|p| text_key(&p.title)).collect();
+    authors.par_iter_mut().for_each(|author| {
+        author.papers.sort_by(|&a, &b| {
+            papers[b]
+                .year
+                .cmp(&papers[a].year)
+                .then_with(|| title_keys[a].cmp(&title_keys[b]))
+                .then_with(|| papers[a].slug.cmp(&papers[b].slug))
+        });
+    });
+    let names: Vec<String> = authors.iter().map(|a| a.key.clone()).collect();
+    let coauthors: Vec<Vec<(AuthorId, usize)>> = (0..authors.len())
+        .into_par_iter()
+        .map(|id| {
+            let mut counts: BTreeMap<AuthorId, usize> = BTreeMap::new();
+            for &paper in &authors[id].papers {
+                for &other in &papers[paper].authors {
+                    if other != id {
+                        *counts.entry(other).or_default() += 1;
+                    }
+                }
+            }
+            let mut list: Vec<(AuthorId, usize)> = counts.into_iter().collect();
+            list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| names[a.0].cmp(&names[b.0])));
+            list
+        })
+        .collect();
+    for (author, list) in authors.iter_mut().zip(coauthors) {
+        author.coauthors = list;
+    }
+
+    SiteGraph {
+        authors,
+        papers,
+        merge_notes,
+        diagnostics,
+    }
+}
+
+/// The subjects of a merged paper: the most frequent primary subject first (ties: first
+/// copy), then the rest of that copy's subjects.
+fn choose_subjects(copies: &[&crate::records::Record]) -> Vec<String> {
+    let mut best: Option<(&Vec<String>, usize)> = None;
+    for record in copies {
+        if record.subjects.is_empty() {
+            continue;
+        }
+        let count = copies
+            .iter()
+            .filter(|other| other.subjects == record.subjects)
+            .count();
+        if best.is_none_or(|(_, c)| count > c) {
+            best = Some((&record.subjects, count));
+        }
+    }
+    best.map(|(s, _)| s.clone()).unwrap_or_default()
+}
+
+fn shorten(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(60).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+/// Makes slugs unique. Input: `(base slug, identity key)` per item. Items sharing a
+/// base are ordered by identity key; the first keeps the base, the others get a suffix
+/// from a stable hash of their key (and, in the unlikely case that collides too, a
+/// counter). The result depends only on the set of items, never on their order.
+fn assign_slugs(items: Vec<(String, String)>) -> Vec<String> {
+    let mut by_base: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, (base, _)) in items.iter().enumerate() {
+        by_base.entry(base.as_str()).or_default().push(i);
+    }
+    let mut slugs = vec![String::new(); items.len()];
+    let mut taken: std::collections::HashSet<String> =
+        items.iter().map(|(base, _)| base.clone()).collect();
+    let mut collisions: Vec<(&str, Vec<usize>)> =
+        by_base.into_iter().filter(|(_, v)| v.len() > 1).collect();
+    collisions.sort_by(|a, b| a.0.cmp(b.0));
+    for (base, mut members) in collisions {
+        members.sort_by(|&a, &b| items[a].1.cmp(&items[b].1));
+        slugs[members[0]] = base.to_string();
+        for &m in &members[1..] {
+            let mut candidate = format!("{base}-{:06x}", stable_hash(&items[m].1) >> 40);
+            let mut n = 2;
+            while taken.contains(&candidate) {
+                candidate = format!("{base}-{:06x}-{n}", stable_hash(&items[m].1) >> 40);
+                n += 1;
+            }
+            taken.insert(candidate.clone());
+            slugs[m] = candidate;
+        }
+    }
+    for (i, (base, _)) in items.iter().enumerate() {
+        if slugs[i].is_empty() {
+            slugs[i] = base.clone();
+        }
+    }
+    slugs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::Record;
+
+    fn record(title: &str, year: u16, abs: Option<&str>, subject: &str) -> Record {
+        Record {
+            source: "arXiv".into(),
+            year,
+            title: title.into(),
+            abstract_text: abs.map(str::to_string),
+            subjects: vec![subject.into()],
+            line: 9,
+        }
+    }
+
+    fn file(path: &str, name: &str, records: Vec<Record>) -> RecordFile {
+        RecordFile {
+            path: PathBuf::from(path),
+            author_name: name.into(),
+            declared_count: Some(records.len()),
+            records,
+        }
+    }
+
+    #[test]
+    fn same_paper_in_two_files_is_one_paper_with_both_authors() {
+        let graph = link(&[
+            file("b.txt", "Shunkang Zhang", vec![record("Megatron", 2026, Some("Abs."), "cs.DC")]),
+            file("a.txt", "Zhongbo Zhu", vec![record("Megatron", 2026, Some("Abs."), "cs.DC")]),
+        ]);
+        assert_eq!(graph.papers.len(), 1);
+        let paper = &graph.papers[0];
+        let names: Vec<&str> = paper.authors.iter().map(|&a| graph.authors[a].name.as_str()).collect();
+        assert_eq!(names, ["Zhongbo Zhu", "Shunkang Zhang"], "file path order");
+        assert_eq!(graph.authors[0].coauthors, vec![(1, 1)]);
+        assert_eq!(graph.authors[1].coauthors, vec![(0, 1)]);
+        assert_eq!(graph.shared_paper_count(), 1);
+        assert!(graph.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn case_spacing_and_punctuation_differences_merge_and_are_reported() {
+        let graph = link(&[
+            file("a.txt", "A", vec![record("Mixture-of-Experts: A Study", 2020, Some("We study, things."), "cs.LG")]),
+            file("b.txt", "B", vec![record("mixture of experts  a study", 2020, Some("we study things"), "cs.LG")]),
+        ]);
+        assert_eq!(graph.papers.len(), 1);
+        assert_eq!(graph.papers[0].title, "Mixture-of-Experts: A Study");
+        let fields: Vec<&str> = graph.merge_notes.iter().map(|n| n.field).collect();
+        assert_eq!(fields, ["title", "abstract"]);
+    }
+
+    #[test]
+    fn same_title_in_one_file_stays_two_papers() {
+        let graph = link(&[file(
+            "a.txt",
+            "A",
+            vec![
+                record("Notes", 2020, Some("One."), "cs.LG"),
+                record("Notes", 2021, Some("Two."), "cs.LG"),
+                record("Notes", 2021, Some("Two."), "cs.LG"),
+            ],
+        )]);
+        assert_eq!(graph.papers.len(), 3);
+        let mut slugs: Vec<&str> = graph.papers.iter().map(|p| p.slug.as_str()).collect();
+        slugs.dedup();
+        assert_eq!(slugs.len(), 3, "unique slugs: {slugs:?}");
+    }
+
+    #[test]
+    fn same_title_different_year_or_abstract_stays_apart() {
+        let graph = link(&[
+            file("a.txt", "A", vec![record("Graphs", 2020, Some("First."), "cs.LG")]),
+            file("b.txt", "B", vec![record("Graphs", 2021, Some("First."), "cs.LG")]),
+            file("c.txt", "C", vec![record("Graphs", 2020, Some("Different."), "cs.LG")]),
+        ]);
+        assert_eq!(graph.papers.len(), 3);
+        assert!(graph.papers.iter().all(|p| p.authors.len() == 1));
+        assert_eq!(graph.shared_paper_count(), 0);
+    }
+
+    #[test]
+    fn missing_abstract_matches_a_present_one_and_the_present_one_is_kept() {
+        let graph = link(&[
+            file("a.txt", "A", vec![record("T", 2020, None, "cs.LG")]),
+            file("b.txt", "B", vec![record("T", 2020, Some("Kept."), "cs.LG")]),
+        ]);
+        assert_eq!(graph.papers.len(), 1);
+        assert_eq!(graph.papers[0].abstract_text.as_deref(), Some("Kept."));
+    }
+
+    #[test]
+    fn subject_disagreement_takes_the_most_frequent() {
+        let graph = link(&[
+            file("a.txt", "A", vec![record("T", 2020, Some("X"), "cs.AI")]),
+            file("b.txt", "B", vec![record("T", 2020, Some("X"), "cs.LG")]),
+            file("c.txt", "C", vec![record("T", 2020, Some("X"), "cs.LG")]),
+        ]);
+        assert_eq!(graph.papers[0].subjects, ["cs.LG"]);
+        assert_eq!(graph.merge_notes[0].field, "subject");
+        assert_eq!(graph.diagnostics.len(), 1);
+        assert!(graph.diagnostics[0].message.contains("differ in their subject"));
+    }
+
+    #[test]
+    fn files_with_the_same_normalized_name_are_one_author() {
+        let graph = link(&[
+            file("a.txt", "Zoë  Li", vec![record("One", 2020, Some("X"), "cs.LG")]),
+            file("b.txt", "ZOË LI", vec![record("Two", 2021, Some("Y"), "cs.LG")]),
+            file("c.txt", "Zoe Li", vec![record("Three", 2021, Some("Z"), "cs.LG")]),
+        ]);
+        assert_eq!(graph.authors.len(), 2, "Zoë and Zoe differ");
+        let zoe = graph.authors.iter().find(|a| a.name == "Zoë  Li").unwrap();
+        assert_eq!(zoe.files.len(), 2);
+        assert_eq!(zoe.papers.len(), 2);
+        assert_eq!(graph.diagnostics.len(), 1);
+        assert!(graph.diagnostics[0].message.contains("merged into one author"));
+        // Both slug to zoe-li: unique slugs all the same.
+        let slugs: Vec<&str> = graph.authors.iter().map(|a| a.slug.as_str()).collect();
+        assert!(slugs.contains(&"zoe-li"), "{slugs:?}");
+        assert_ne!(slugs[0], slugs[1]);
+    }
+
+    #[test]
+    fn slugs_do_not_change_when_unrelated_files_are_added() {
+        let base = vec![
+            file("a.txt", "Łukasz Nowak", vec![record("Deep Nets", 2020, Some("X"), "cs.LG")]),
+            file("b.txt", "Zoë Li", vec![record("Deep Nets", 2020, Some("X"), "cs.LG"), record("Other", 2019, None, "cs.AI")]),
+        ];
+        let before = link(&base);
+        let mut more = base.clone();
+        more.insert(0, file("0.txt", "Someone Else", vec![record("Unrelated", 2022, Some("Q"), "cs.CL")]));
+        let after = link(&more);
+        for author in &before.authors {
+            assert_eq!(after.author_by_slug(&author.slug).unwrap().name, author.name);
+        }
+        for paper in &before.papers {
+            assert_eq!(after.paper_by_slug(&paper.slug).unwrap().title, paper.title);
+        }
+        assert_eq!(before.author_by_slug("lukasz-nowak").unwrap().name, "Łukasz Nowak");
+        assert!(before.paper_by_slug("deep-nets-2020").is_some());
+    }
+
+    #[test]
+    fn input_order_does_not_matter() {
+        let files = vec![
+            file("a.txt", "A", vec![record("P", 2020, Some("X"), "cs.LG"), record("Q", 2021, None, "cs.AI")]),
+            file("b.txt", "B", vec![record("P", 2020, Some("X"), "cs.DC")]),
+            file("c.txt", "C", vec![record("Q", 2021, Some("Y"), "cs.AI")]),
+        ];
+        let mut reversed = files.clone();
+        reversed.reverse();
+        let (x, y) = (link(&files), link(&reversed));
+        assert_eq!(x.authors, y.authors);
+        assert_eq!(x.papers, y.papers);
+    }
+
+    #[test]
+    fn author_papers_are_newest_first_and_coauthors_by_shared_count() {
+        let graph = link(&[
+            file("a.txt", "A", vec![record("Old", 2001, None, "cs.LG"), record("New", 2020, None, "cs.LG"), record("Mid", 2010, None, "cs.LG")]),
+            file("b.txt", "B", vec![record("Old", 2001, None, "cs.LG")]),
+            file("c.txt", "C", vec![record("New", 2020, None, "cs.LG"), record("Mid", 2010, None, "cs.LG")]),
+        ]);
+        let a = graph.author_by_slug("a").unwrap();
+        let years: Vec<u16> = a.papers.iter().map(|&p| graph.papers[p].year).collect();
+        assert_eq!(years, [2020, 2010, 2001]);
+        let coauthors: Vec<(&str, usize)> = a
+            .coauthors
+            .iter()
+            .map(|&(id, n)| (graph.authors[id].name.as_str(), n))
+            .collect();
+        assert_eq!(coauthors, [("C", 2), ("B", 1)]);
+    }
+}

@@ -1,0 +1,19 @@
+//! profilegen: a static-site generator for scholarly profiles.
+//!
+//! The pipeline, one module per stage, each handing the next a plain data structure:
+//!
+//! 1. [`records`] parses author record files into [`records::RecordFile`]s;
+//! 2. [`graph`] links them into one [`graph::SiteGraph`] of authors and papers;
+//! 3. [`plan`] decides every page, its URL and its (small) template context;
+//! 4. [`render`] renders the planned pages with Tera, in parallel;
+//! 5. [`output`] writes the files, atomically and only where bytes changed.
+//!
+//! [`site`] runs the pipeline for `build` and `check`; [`config`] and [`content`] read
+//! the site configuration, author bios and extra pages.
+
+pub mod diagnostics;
+pub mod graph;
+pub mod normalize;
+pub mod records;
+pub mod slug;
+pub mod taxonomy;

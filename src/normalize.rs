@@ -1,0 +1,92 @@
+//! Normalization of names and texts for identity, and stable hashing.
+//!
+//! Two author names are the same author when their [`name_key`]s are equal
+//! (Unicode NFKC, case-folded, spacing collapsed). Two titles or abstracts
+//! are the same text when their [`text_key`]s are equal (the same, and
+//! punctuation ignored).
+
+use unicode_normalization::UnicodeNormalization;
+
+/// The identity key of an author name: NFKC, lowercase, runs of whitespace collapsed.
+pub fn name_key(name: &str) -> String {
+    let mut key = String::with_capacity(name.len());
+    for word in nfkc(name).split_whitespace() {
+        if !key.is_empty() {
+            key.push(' ');
+        }
+        key.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    key
+}
+
+/// The identity key of a title or abstract: NFKC, lowercase, every run of characters that
+/// are not letters or digits becomes one space, trimmed.
+pub fn text_key(text: &str) -> String {
+    let normalized = nfkc(text);
+    let mut key = String::with_capacity(normalized.len());
+    let mut pending_space = false;
+    for c in normalized.chars() {
+        if c.is_alphanumeric() {
+            if pending_space && !key.is_empty() {
+                key.push(' ');
+            }
+            pending_space = false;
+            key.extend(c.to_lowercase());
+        } else {
+            pending_space = true;
+        }
+    }
+    key
+}
+
+/// NFKC, skipping the work for ASCII (already normalized).
+fn nfkc(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.nfkc().collect())
+    }
+}
+
+/// A 64-bit FNV-1a hash: stable across platforms, releases and runs (unlike std's
+/// `DefaultHasher`), for ids that must not change between builds.
+pub fn stable_hash(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_key_folds_case_spacing_and_compatibility_forms() {
+        assert_eq!(name_key("  Zhongbo   ZHU "), "zhongbo zhu");
+        // NFKC: a fullwidth letter and a composed/decomposed accent are the same.
+        assert_eq!(name_key("Ｚoe\u{0308}"), name_key("zoë"));
+        assert_ne!(name_key("Zoë"), name_key("Zoe"));
+        assert_eq!(name_key("Łukasz"), "łukasz");
+    }
+
+    #[test]
+    fn text_key_ignores_case_spacing_and_punctuation() {
+        assert_eq!(
+            text_key("Scalable Training of Mixture-of-Experts Models, with Megatron Core."),
+            text_key("scalable  training of mixture of experts models with megatron core")
+        );
+        assert_eq!(text_key("“Quoted” — text"), "quoted text");
+        assert_eq!(text_key("ﬁne"), "fine");
+        assert_ne!(text_key("Deep Learning"), text_key("Deep Learnings"));
+        assert_eq!(text_key("..."), "");
+    }
+
+    #[test]
+    fn stable_hash_is_fnv1a() {
+        assert_eq!(stable_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(stable_hash("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

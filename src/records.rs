@@ -1,0 +1,805 @@
+//! Parsing author record files (the format described in the README's "Record format").
+//!
+//! A record file is a sequence of blocks separated by blank lines: a header
+//! (banner, author name, attribution, declared count) and then records of
+//! source-year, title, abstract paragraphs and subject. Boundaries are
+//! positional; the parser is lenient about what real exports do (BOM, CRLF,
+//! trailing spaces, runs of blank lines, missing abstracts, several
+//! paragraphs) and reports everything else as a [`Diagnostic`] with file, line
+//! and column, reading on past it.
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::{Diagnostic, Location};
+
+/// The arrow that ends a subject block (U+2197, the export's link to the source listing).
+pub const SUBJECT_ARROW: char = '\u{2197}';
+
+/// One author's record file, as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordFile {
+    /// The file, as shown in diagnostics (relative to the site root when possible).
+    pub path: PathBuf,
+    /// The author's display name, from the name block.
+    pub author_name: String,
+    /// The number of records the header declares, if it could be read.
+    pub declared_count: Option<usize>,
+    /// The records present, in file order.
+    pub records: Vec<Record>,
+}
+
+/// One publication record in a record file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The source token, e.g. `arXiv`.
+    pub source: String,
+    /// The four-digit year.
+    pub year: u16,
+    /// The title, one line.
+    pub title: String,
+    /// The abstract: paragraphs separated by a blank line (`"\n\n"`), or `None` when the
+    /// record has none.
+    pub abstract_text: Option<String>,
+    /// The subject codes (usually exactly one), e.g. `cs.DC`. Empty when the record is
+    /// missing its subject block.
+    pub subjects: Vec<String>,
+    /// The 1-based line of the record's source-year block.
+    pub line: usize,
+}
+
+/// A run of non-blank lines.
+struct Block<'a> {
+    /// `(1-based line number, trimmed line text)` for each line.
+    lines: Vec<(usize, &'a str)>,
+}
+
+impl<'a> Block<'a> {
+    fn first_line(&self) -> usize {
+        self.lines[0].0
+    }
+
+    /// The block's lines joined by single spaces.
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for (i, (_, line)) in self.lines.iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(line);
+        }
+        text
+    }
+
+    fn single_line(&self) -> Option<&'a str> {
+        match self.lines.as_slice() {
+            [(_, line)] => Some(line),
+            _ => None,
+        }
+    }
+}
+
+/// Parses the bytes of one record file. `path` is used in diagnostics only.
+///
+/// Returns the file (or `None` when nothing attributable could be read) and every
+/// diagnostic found. Never panics, whatever the bytes.
+pub fn parse_record_file(path: &Path, bytes: &[u8]) -> (Option<RecordFile>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let text = decode(path, bytes, &mut diagnostics);
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|line| line.trim_end_matches('\r').trim())
+        .collect();
+    let raw_lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.trim_end_matches('\r'))
+        .collect();
+    let blocks = split_blocks(&lines);
+    let mut parser = Parser {
+        path,
+        raw_lines: &raw_lines,
+        blocks: &blocks,
+        diagnostics: &mut diagnostics,
+    };
+    let file = parser.parse();
+    (file, diagnostics)
+}
+
+/// Decodes UTF-8, reporting the first invalid sequence and replacing each with U+FFFD.
+fn decode(path: &Path, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_string(),
+        Err(err) => {
+            let valid = &bytes[..err.valid_up_to()];
+            // The valid prefix is UTF-8 by definition.
+            let prefix = std::str::from_utf8(valid).unwrap_or_default();
+            let lossy = String::from_utf8_lossy(bytes).into_owned();
+            let invalid_count = lossy.matches('\u{FFFD}').count()
+                - String::from_utf8_lossy(valid).matches('\u{FFFD}').count();
+            let location = Location::in_text(path, &lossy, prefix.len(), 1);
+            diagnostics.push(
+                Diagnostic::error(
+                    format!(
+                        "file is not valid UTF-8 ({invalid_count} invalid byte sequence{})",
+                        if invalid_count == 1 { "" } else { "s" }
+                    ),
+                    Some(location),
+                )
+                .with_note("invalid bytes are read as U+FFFD (�); re-export the file as UTF-8"),
+            );
+            lossy
+        }
+    }
+}
+
+fn split_blocks<'a>(lines: &[&'a str]) -> Vec<Block<'a>> {
+    let mut blocks = Vec::new();
+    let mut current: Vec<(usize, &'a str)> = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if line.is_empty() {
+            if !current.is_empty() {
+                blocks.push(Block {
+                    lines: std::mem::take(&mut current),
+                });
+            }
+        } else {
+            current.push((index + 1, line));
+        }
+    }
+    if !current.is_empty() {
+        blocks.push(Block { lines: current });
+    }
+    blocks
+}
+
+/// `arXiv2026` -> `("arXiv", 2026)`: one token, a source of letters (and digits, `-`, `.`,
+/// `_` after the first letter) immediately followed by four digits.
+pub fn parse_source_year(text: &str) -> Option<(&str, u16)> {
+    if text.len() < 5 || !text.is_ascii() {
+        return None;
+    }
+    let (source, year) = text.split_at(text.len() - 4);
+    if !year.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut chars = source.chars();
+    let first = chars.next()?;
+    if !first.is_ascii_alphabetic()
+        || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+        || source.ends_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
+    Some((source, year.parse().ok()?))
+}
+
+/// Whether `code` has the shape of an arXiv category code (`cs.DC`, `hep-ex`,
+/// `physics.soc-ph`, `q-fin.GN`).
+pub fn is_category_code(code: &str) -> bool {
+    let mut parts = code.splitn(2, '.');
+    let archive = parts.next().unwrap_or("");
+    let archive_ok = !archive.is_empty()
+        && archive.starts_with(|c: char| c.is_ascii_lowercase())
+        && !archive.ends_with('-')
+        && archive
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '-');
+    let sub_ok = match parts.next() {
+        None => true,
+        Some(sub) => {
+            !sub.is_empty()
+                && sub.starts_with(|c: char| c.is_ascii_alphabetic())
+                && !sub.ends_with('-')
+                && sub.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+        }
+    };
+    archive_ok && sub_ok
+}
+
+struct Parser<'a, 'b> {
+    path: &'a Path,
+    raw_lines: &'a [&'a str],
+    blocks: &'a [Block<'a>],
+    diagnostics: &'b mut Vec<Diagnostic>,
+}
+
+impl<'a> Parser<'a, '_> {
+    fn location(&self, line: usize) -> Location {
+        let raw = self.raw_lines.get(line - 1).copied().unwrap_or("");
+        let raw = raw.strip_prefix('\u{FEFF}').unwrap_or(raw);
+        let column = raw.chars().take_while(|c| c.is_whitespace()).count() + 1;
+        let width = raw.trim().chars().count();
+        Location::at_line(self.path, line, column, raw, width)
+    }
+
+    fn block_location(&self, block: &Block) -> Location {
+        self.location(block.first_line())
+    }
+
+    fn warn(&mut self, message: String, location: Location) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::warning(message, Some(location)));
+        self.diagnostics.last_mut().expect("just pushed")
+    }
+
+    fn error(&mut self, message: String, location: Location) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::error(message, Some(location)));
+        self.diagnostics.last_mut().expect("just pushed")
+    }
+
+    fn parse(&mut self) -> Option<RecordFile> {
+        if self.blocks.is_empty() {
+            let location = Location::at_line(self.path, 1, 1, "", 1);
+            self.error("file is empty".into(), location)
+                .note = Some("a record file starts with the header blocks: banner, name, attribution, count".into());
+            return None;
+        }
+        let (author_name, declared_count, first_record) = self.parse_header()?;
+        let author_name = self.clean(&author_name, self.blocks[0].first_line());
+        let records = self.parse_records(first_record);
+        if let Some(declared) = declared_count {
+            if declared != records.len() {
+                let block = self
+                    .blocks
+                    .iter()
+                    .take(first_record)
+                    .find(|b| parse_count(&b.text()).is_some());
+                if let Some(block) = block {
+                    let location = self.block_location(block);
+                    self.warn(
+                        format!(
+                            "header declares {declared} record{}, but the file has {}",
+                            plural(declared),
+                            records.len()
+                        ),
+                        location,
+                    )
+                    .note = Some("the records present are used".into());
+                }
+            }
+        }
+        if records.is_empty() {
+            let location = self.location(self.blocks[first_record.min(self.blocks.len() - 1)].first_line());
+            self.warn(format!("no readable record for {author_name}"), location);
+        }
+        Some(RecordFile {
+            path: self.path.to_path_buf(),
+            author_name,
+            declared_count,
+            records,
+        })
+    }
+
+    /// Reads banner, name, attribution and count. Returns the name, the declared count and
+    /// the index of the first record block.
+    fn parse_header(&mut self) -> Option<(String, Option<usize>, usize)> {
+        let blocks = self.blocks;
+        let mut index = 0;
+        let first = blocks[0].text();
+        if first.eq_ignore_ascii_case("arXiv subjects") {
+            index = 1;
+        } else if is_header_like(&first) || parse_source_year(&first).is_some() {
+            let location = self.block_location(&blocks[0]);
+            self.warn("missing banner block (`arXiv subjects`)".into(), location);
+        } else if blocks.len() > 1 && attribution_name(&blocks[1].text()).is_some() {
+            // The first block is the name: the banner is missing.
+            let location = self.block_location(&blocks[0]);
+            self.warn("missing banner block (`arXiv subjects`)".into(), location);
+        } else {
+            // An unknown banner carries no data either; accept it quietly.
+            index = 1;
+        }
+
+        let mut name = None;
+        if let Some(block) = blocks.get(index) {
+            let text = block.text();
+            if !is_header_like(&text) && parse_source_year(&text).is_none() {
+                name = Some(text);
+                index += 1;
+            }
+        }
+        if let Some(block) = blocks.get(index) {
+            if let Some(attributed) = attribution_name(&block.text()) {
+                let attributed = attributed.to_string();
+                match &name {
+                    None => {
+                        let location = self.block_location(block);
+                        self.warn(
+                            "missing name block; the name is taken from the attribution".into(),
+                            location,
+                        );
+                        name = Some(attributed);
+                    }
+                    Some(name) if crate::normalize::name_key(name) != crate::normalize::name_key(&attributed) => {
+                        let location = self.block_location(block);
+                        self.warn(
+                            format!("attribution names `{attributed}`, but the name block says `{name}`"),
+                            location,
+                        )
+                        .note = Some("the name block is used".into());
+                    }
+                    Some(_) => {}
+                }
+                index += 1;
+            }
+        }
+        let mut declared = None;
+        if let Some(block) = blocks.get(index) {
+            if let Some(count) = parse_count(&block.text()) {
+                declared = count;
+                if count.is_none() {
+                    let location = self.block_location(block);
+                    self.warn("declared record count is not a number".into(), location);
+                }
+                index += 1;
+            }
+        }
+        let Some(name) = name else {
+            let location = self.block_location(&blocks[index.min(blocks.len() - 1)]);
+            self.error(
+                "file lacks the header blocks (banner, author name, attribution, count)".into(),
+                location,
+            )
+            .note = Some("without an author name the file's records cannot be attributed; the file is skipped".into());
+            return None;
+        };
+        if declared.is_none() && index < blocks.len() && parse_source_year(&blocks[index].text()).is_some() {
+            // Count block simply missing; tolerate it.
+            let location = self.block_location(&blocks[index]);
+            self.warn("missing record count block".into(), location);
+        }
+        Some((name, declared, index))
+    }
+
+    fn parse_records(&mut self, mut index: usize) -> Vec<Record> {
+        let blocks = self.blocks;
+        let mut records = Vec::new();
+        while index < blocks.len() {
+            let block = &blocks[index];
+            let Some((source, year)) = block.single_line().and_then(parse_source_year) else {
+                let location = self.block_location(block);
+                self.error(
+                    "expected a source-year block such as `arXiv2026`".into(),
+                    location,
+                )
+                .note = Some("skipping to the next source-year block".into());
+                index += 1;
+                while index < blocks.len()
+                    && blocks[index].single_line().and_then(parse_source_year).is_none()
+                {
+                    index += 1;
+                }
+                continue;
+            };
+            let record_line = block.first_line();
+            index += 1;
+            let Some(title_block) = blocks.get(index) else {
+                let location = self.block_location(block);
+                self.error("record ends after its source-year block (truncated file?)".into(), location);
+                break;
+            };
+            let title_text = title_block.text();
+            if subject_codes(&title_text).is_some() {
+                let location = self.block_location(title_block);
+                self.error("record has no title".into(), location)
+                    .note = Some("the record is skipped".into());
+                index += 1;
+                continue;
+            }
+            if title_block.lines.len() > 1 {
+                let location = self.block_location(title_block);
+                self.warn("title runs over several lines; they are joined".into(), location);
+            }
+            let title = self.clean(&title_text, title_block.first_line());
+            index += 1;
+
+            let mut paragraphs = Vec::new();
+            let mut subjects = None;
+            while index < blocks.len() {
+                let candidate = &blocks[index];
+                let text = candidate.text();
+                if let Some(codes) = subject_codes(&text) {
+                    subjects = Some(codes);
+                    index += 1;
+                    break;
+                }
+                if candidate.single_line().and_then(parse_source_year).is_some() {
+                    break;
+                }
+                let next_starts_record = blocks
+                    .get(index + 1)
+                    .is_none_or(|b| b.single_line().and_then(parse_source_year).is_some());
+                if next_starts_record && is_category_code(&text) {
+                    let location = self.block_location(candidate);
+                    self.warn(
+                        format!("subject `{text}` lacks the trailing `{SUBJECT_ARROW}`"),
+                        location,
+                    );
+                    subjects = Some(vec![text]);
+                    index += 1;
+                    break;
+                }
+                paragraphs.push(self.clean(&text, candidate.first_line()));
+                index += 1;
+            }
+            let subjects = match subjects {
+                Some(codes) => {
+                    for code in &codes {
+                        if !is_category_code(code) {
+                            let line = blocks[index - 1].first_line();
+                            let location = self.location(line);
+                            self.warn(
+                                format!("`{code}` is not an arXiv category code"),
+                                location,
+                            );
+                        }
+                    }
+                    codes
+                        .into_iter()
+                        .map(|code| self.clean(&code, record_line))
+                        .collect()
+                }
+                None => {
+                    let location = self.location(record_line);
+                    let truncated = index >= blocks.len();
+                    let message = if truncated {
+                        format!("record `{title}` ends without its subject block (truncated file?)")
+                    } else {
+                        format!("record `{title}` has no subject block")
+                    };
+                    self.error(message, location).note =
+                        Some("the record is kept without a subject".into());
+                    Vec::new()
+                }
+            };
+            records.push(Record {
+                source: source.to_string(),
+                year,
+                title,
+                abstract_text: if paragraphs.is_empty() {
+                    None
+                } else {
+                    Some(paragraphs.join("\n\n"))
+                },
+                subjects,
+                line: record_line,
+            });
+        }
+        records
+    }
+
+    /// Replaces characters that have no place in text (controls, noncharacters) with
+    /// U+FFFD, warning once per occurrence site.
+    fn clean(&mut self, text: &str, line: usize) -> String {
+        if !text.chars().any(is_unwanted_char) {
+            return text.to_string();
+        }
+        let location = self.location(line);
+        self.warn(
+            "text contains control characters; they are replaced with U+FFFD".into(),
+            location,
+        );
+        text.chars()
+            .map(|c| if is_unwanted_char(c) { '\u{FFFD}' } else { c })
+            .collect()
+    }
+}
+
+fn is_unwanted_char(c: char) -> bool {
+    (c.is_control() && c != '\t' && c != '\n')
+        || matches!(c as u32, 0xFDD0..=0xFDEF)
+        || (c as u32 & 0xFFFE) == 0xFFFE
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The subject codes of a subject block (`cs.DC↗`), or `None` when the block is not one.
+fn subject_codes(text: &str) -> Option<Vec<String>> {
+    if !text.ends_with(SUBJECT_ARROW) {
+        return None;
+    }
+    let codes: Vec<String> = text
+        .split(SUBJECT_ARROW)
+        .map(str::trim)
+        .filter(|code| !code.is_empty())
+        .map(str::to_string)
+        .collect();
+    if codes.is_empty() || codes.iter().any(|c| c.contains(char::is_whitespace)) {
+        return None;
+    }
+    Some(codes)
+}
+
+/// `Publications and source records attributed to NAME.` -> `NAME`.
+fn attribution_name(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("Publications and source records attributed to ")?;
+    let name = rest.strip_suffix('.').unwrap_or(rest).trim();
+    (!name.is_empty()).then_some(name)
+}
+
+/// `3 recordsLinked to original sources` -> `Some(Some(3))`; `Some(None)` when the block is
+/// a count block whose number cannot be read; `None` when it is not a count block.
+fn parse_count(text: &str) -> Option<Option<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let rest = lower.strip_suffix("linked to original sources")?.trim_end();
+    let digits = rest
+        .strip_suffix("records")
+        .or_else(|| rest.strip_suffix("record"))?
+        .trim_end();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(None);
+    }
+    Some(digits.parse().ok())
+}
+
+fn is_header_like(text: &str) -> bool {
+    attribution_name(text).is_some() || parse_count(text).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Severity;
+
+    fn parse(text: &str) -> (Option<RecordFile>, Vec<Diagnostic>) {
+        parse_record_file(Path::new("test.txt"), text.as_bytes())
+    }
+
+    const GOOD: &str = "arXiv subjects\n\nZoë Łukasz\n\nPublications and source records attributed to Zoë Łukasz.\n\n2 recordsLinked to original sources\n\narXiv2026\n\nA Title\n\nAn abstract with $P_Z$ & <b>.\n\ncs.DC\u{2197}\n\nbioRxiv2019\n\nProceedings of the Workshop 2019\n\nSecond abstract.\n\nq-bio.NC\u{2197}";
+
+    #[test]
+    fn parses_a_clean_file() {
+        let (file, diags) = parse(GOOD);
+        assert!(diags.is_empty(), "{diags:?}");
+        let file = file.unwrap();
+        assert_eq!(file.author_name, "Zoë Łukasz");
+        assert_eq!(file.declared_count, Some(2));
+        assert_eq!(file.records.len(), 2);
+        let first = &file.records[0];
+        assert_eq!((first.source.as_str(), first.year), ("arXiv", 2026));
+        assert_eq!(first.title, "A Title");
+        assert_eq!(first.abstract_text.as_deref(), Some("An abstract with $P_Z$ & <b>."));
+        assert_eq!(first.subjects, vec!["cs.DC"]);
+        assert_eq!(first.line, 9);
+        let second = &file.records[1];
+        assert_eq!(second.source, "bioRxiv");
+        assert_eq!(second.title, "Proceedings of the Workshop 2019");
+        assert_eq!(second.subjects, vec!["q-bio.NC"]);
+    }
+
+    #[test]
+    fn crlf_bom_trailing_spaces_and_blank_runs_parse_the_same() {
+        let messy = format!(
+            "\u{FEFF}{}",
+            GOOD.replace("\n\n", "  \r\n\r\n\r\n   \r\n").replace('\n', "\r\n")
+        );
+        let (file, diags) = parse(&messy);
+        assert!(diags.is_empty(), "{diags:?}");
+        let (clean, _) = parse(GOOD);
+        let mut file = file.unwrap();
+        let clean = clean.unwrap();
+        assert_eq!(file.author_name, clean.author_name);
+        for r in &mut file.records {
+            r.line = 0;
+        }
+        let mut clean_records = clean.records.clone();
+        for r in &mut clean_records {
+            r.line = 0;
+        }
+        assert_eq!(file.records, clean_records);
+    }
+
+    #[test]
+    fn singular_count_is_read() {
+        let text = "arXiv subjects\n\nA B\n\nPublications and source records attributed to A B.\n\n1 recordLinked to original sources\n\narXiv2020\n\nT\n\nAbs\n\ncs.LG\u{2197}";
+        let (file, diags) = parse(text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(file.unwrap().declared_count, Some(1));
+    }
+
+    #[test]
+    fn count_mismatch_is_reported_and_records_present_win() {
+        let text = GOOD.replace("2 recordsLinked", "5 recordsLinked");
+        let (file, diags) = parse(&text);
+        assert_eq!(file.unwrap().records.len(), 2);
+        assert_eq!(diags.len(), 1);
+        let d = &diags[0];
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(d.message.contains("declares 5 records, but the file has 2"));
+        let loc = d.location.as_ref().unwrap();
+        assert_eq!((loc.line, loc.column), (7, 1));
+        assert_eq!(loc.line_text, "5 recordsLinked to original sources");
+    }
+
+    #[test]
+    fn record_without_abstract() {
+        let text = GOOD.replace("\n\nAn abstract with $P_Z$ & <b>.", "");
+        let (file, diags) = parse(&text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let file = file.unwrap();
+        assert_eq!(file.records[0].abstract_text, None);
+        assert_eq!(file.records[0].subjects, vec!["cs.DC"]);
+        assert_eq!(file.records.len(), 2);
+    }
+
+    #[test]
+    fn abstract_of_several_paragraphs() {
+        let text = GOOD.replace("<b>.", "<b>.\n\nSecond paragraph.\n\n\nThird.");
+        let (file, diags) = parse(&text);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            file.unwrap().records[0].abstract_text.as_deref(),
+            Some("An abstract with $P_Z$ & <b>.\n\nSecond paragraph.\n\nThird.")
+        );
+    }
+
+    #[test]
+    fn title_ending_in_a_year_is_a_title() {
+        let (file, _) = parse(GOOD);
+        assert_eq!(file.unwrap().records[1].title, "Proceedings of the Workshop 2019");
+        // An abstract that is one token ending in four digits is still an abstract when a
+        // subject follows.
+        let text = GOOD.replace("Second abstract.", "Workshop2019");
+        let (file, diags) = parse(&text);
+        let file = file.unwrap();
+        assert_eq!(file.records.len(), 2, "{diags:?}");
+    }
+
+    #[test]
+    fn same_title_twice_in_one_file_is_two_records() {
+        let text = GOOD.replace("Proceedings of the Workshop 2019", "A Title");
+        let (file, _) = parse(&text);
+        let file = file.unwrap();
+        assert_eq!(file.records.len(), 2);
+        assert_eq!(file.records[0].title, file.records[1].title);
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_with_line_and_column_and_the_rest_is_read() {
+        let mut bytes = GOOD.as_bytes().to_vec();
+        let at = GOOD.find("A Title").unwrap() + 2;
+        bytes.insert(at, 0xFF);
+        let (file, diags) = parse_record_file(Path::new("bad.txt"), &bytes);
+        let file = file.unwrap();
+        assert_eq!(file.records.len(), 2);
+        assert_eq!(file.records[0].title, "A \u{FFFD}Title");
+        let d = diags.iter().find(|d| d.message.contains("UTF-8")).unwrap();
+        assert_eq!(d.severity, Severity::Error);
+        let loc = d.location.as_ref().unwrap();
+        assert_eq!((loc.line, loc.column), (11, 3));
+        assert!(d.render().contains("bad.txt:11:3"));
+    }
+
+    #[test]
+    fn empty_file_is_an_error() {
+        for text in ["", "\n\n  \r\n"] {
+            let (file, diags) = parse(text);
+            assert!(file.is_none());
+            assert_eq!(diags.len(), 1);
+            assert_eq!(diags[0].severity, Severity::Error);
+            assert!(diags[0].message.contains("empty"));
+        }
+    }
+
+    #[test]
+    fn file_without_header_is_an_error() {
+        let (file, diags) = parse("arXiv2026\n\nT\n\nA\n\ncs.LG\u{2197}");
+        assert!(file.is_none());
+        assert!(diags.iter().any(|d| d.severity == Severity::Error
+            && d.message.contains("lacks the header")));
+    }
+
+    #[test]
+    fn truncated_record_at_end_keeps_earlier_records() {
+        let cut = GOOD.find("Second abstract.").unwrap() + 6;
+        let (file, diags) = parse(&GOOD[..cut]);
+        let file = file.unwrap();
+        assert_eq!(file.records.len(), 2);
+        assert_eq!(file.records[1].subjects, Vec::<String>::new());
+        let d = diags
+            .iter()
+            .find(|d| d.message.contains("truncated"))
+            .unwrap();
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!(d.location.as_ref().unwrap().line, 17);
+    }
+
+    #[test]
+    fn truncated_after_source_year() {
+        let cut = GOOD.find("bioRxiv2019").unwrap() + 11;
+        let (file, diags) = parse(&GOOD[..cut]);
+        assert_eq!(file.unwrap().records.len(), 1);
+        assert!(diags.iter().any(|d| d.message.contains("ends after its source-year")));
+    }
+
+    #[test]
+    fn garbage_block_is_skipped_with_an_error_and_parsing_resumes() {
+        let text = GOOD.replace("bioRxiv2019", "not a source year\n\nbioRxiv2019");
+        let (file, diags) = parse(&text);
+        // The garbage lands in record 1's abstract? No: it follows the subject block.
+        let file = file.unwrap();
+        assert_eq!(file.records.len(), 2);
+        let d = diags.iter().find(|d| d.message.contains("expected a source-year")).unwrap();
+        assert_eq!(d.location.as_ref().unwrap().line, 17);
+        assert_eq!(d.location.as_ref().unwrap().line_text, "not a source year");
+    }
+
+    #[test]
+    fn record_missing_subject_before_next_record() {
+        let text = GOOD.replace("\n\ncs.DC\u{2197}", "");
+        let (file, diags) = parse(&text);
+        let file = file.unwrap();
+        assert_eq!(file.records.len(), 2);
+        assert!(file.records[0].subjects.is_empty());
+        assert_eq!(file.records[1].subjects, vec!["q-bio.NC"]);
+        assert!(diags.iter().any(|d| d.message.contains("has no subject block")));
+    }
+
+    #[test]
+    fn subject_without_arrow_is_accepted_with_a_warning() {
+        let text = GOOD.replace("cs.DC\u{2197}", "cs.DC");
+        let (file, diags) = parse(&text);
+        assert_eq!(file.unwrap().records[0].subjects, vec!["cs.DC"]);
+        assert_eq!(diags.len(), 1);
+        assert!(diags[0].message.contains("lacks the trailing"));
+    }
+
+    #[test]
+    fn control_characters_are_replaced_and_reported() {
+        let text = GOOD.replace("A Title", "A\u{1b}[2J Title\u{0}");
+        let (file, diags) = parse(&text);
+        assert_eq!(file.unwrap().records[0].title, "A\u{FFFD}[2J Title\u{FFFD}");
+        assert!(diags.iter().any(|d| d.message.contains("control characters")));
+    }
+
+    #[test]
+    fn source_year_shapes() {
+        assert_eq!(parse_source_year("arXiv2026"), Some(("arXiv", 2026)));
+        assert_eq!(parse_source_year("bioRxiv1999"), Some(("bioRxiv", 1999)));
+        assert_eq!(parse_source_year("2026"), None);
+        assert_eq!(parse_source_year("arXiv 2026"), None);
+        assert_eq!(parse_source_year("arXiv202"), None);
+        assert_eq!(parse_source_year("arXiv12026"), None);
+        assert_eq!(parse_source_year("Workshop 2019"), None);
+        assert_eq!(parse_source_year("ü2019x"), None);
+    }
+
+    #[test]
+    fn category_code_shapes() {
+        for good in ["cs.DC", "eess.SY", "physics.soc-ph", "hep-ex", "q-fin.GN", "astro-ph.IM", "cond-mat.str-el"] {
+            assert!(is_category_code(good), "{good}");
+        }
+        for bad in ["", "CS.DC", "cs.", ".DC", "cs DC", "../etc", "cs.DC/x", "<script>", "cs-.x"] {
+            assert!(!is_category_code(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn no_panic_on_arbitrary_bytes() {
+        // A deterministic sweep of odd inputs: every prefix of a messy file, and bytes.
+        let messy = format!("{GOOD}\r\n\u{FEFF}\u{2197}\u{2197}\n\narXiv0000\n\n\u{2197}");
+        for end in 0..=messy.len() {
+            let _ = parse_record_file(Path::new("p.txt"), &messy.as_bytes()[..end]);
+        }
+        let mut state: u64 = 0x9E3779B97F4A7C15;
+        for _ in 0..2000 {
+            let len = (state % 200) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    [b'\n', b'\r', b' ', b'a', b'2', 0xE2, 0x86, 0x97, 0xFF, b'.'][(state % 10) as usize]
+                })
+                .collect();
+            let _ = parse_record_file(Path::new("r.txt"), &bytes);
+        }
+    }
+}
