@@ -43,16 +43,16 @@ impl Location {
             offset -= 1;
         }
         let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[offset..]
-            .find('\n')
-            .map_or(text.len(), |i| offset + i);
+        let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
         let line = text[..line_start].matches('\n').count() + 1;
         let column = text[line_start..offset].chars().count() + 1;
         Location {
             path: path.to_path_buf(),
             line,
             column,
-            line_text: text[line_start..line_end].trim_end_matches('\r').to_string(),
+            line_text: text[line_start..line_end]
+                .trim_end_matches('\r')
+                .to_string(),
             width: width.max(1),
         }
     }

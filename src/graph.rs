@@ -198,9 +198,7 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
             let (title_key, abstract_key) = &keys[file_index][record_index];
-            let bucket = buckets
-                .entry((title_key.clone(), record.year))
-                .or_default();
+            let bucket = buckets.entry((title_key.clone(), record.year)).or_default();
             let joined = bucket.iter().copied().find(|&g| {
                 let group = &groups[g];
                 let compatible = match (&group.abstract_key, abstract_key) {
@@ -330,7 +328,11 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
                 );
             }
         };
-        report("title", copies.iter().map(|r| r.title.as_str()).collect(), &first.title);
+        report(
+            "title",
+            copies.iter().map(|r| r.title.as_str()).collect(),
+            &first.title,
+        );
         report(
             "abstract",
             copies
@@ -521,12 +523,24 @@ mod tests {
     #[test]
     fn same_paper_in_two_files_is_one_paper_with_both_authors() {
         let graph = link(&[
-            file("b.txt", "Shunkang Zhang", vec![record("Megatron", 2026, Some("Abs."), "cs.DC")]),
-            file("a.txt", "Zhongbo Zhu", vec![record("Megatron", 2026, Some("Abs."), "cs.DC")]),
+            file(
+                "b.txt",
+                "Shunkang Zhang",
+                vec![record("Megatron", 2026, Some("Abs."), "cs.DC")],
+            ),
+            file(
+                "a.txt",
+                "Zhongbo Zhu",
+                vec![record("Megatron", 2026, Some("Abs."), "cs.DC")],
+            ),
         ]);
         assert_eq!(graph.papers.len(), 1);
         let paper = &graph.papers[0];
-        let names: Vec<&str> = paper.authors.iter().map(|&a| graph.authors[a].name.as_str()).collect();
+        let names: Vec<&str> = paper
+            .authors
+            .iter()
+            .map(|&a| graph.authors[a].name.as_str())
+            .collect();
         assert_eq!(names, ["Zhongbo Zhu", "Shunkang Zhang"], "file path order");
         assert_eq!(graph.authors[0].coauthors, vec![(1, 1)]);
         assert_eq!(graph.authors[1].coauthors, vec![(0, 1)]);
@@ -537,8 +551,26 @@ mod tests {
     #[test]
     fn case_spacing_and_punctuation_differences_merge_and_are_reported() {
         let graph = link(&[
-            file("a.txt", "A", vec![record("Mixture-of-Experts: A Study", 2020, Some("We study, things."), "cs.LG")]),
-            file("b.txt", "B", vec![record("mixture of experts  a study", 2020, Some("we study things"), "cs.LG")]),
+            file(
+                "a.txt",
+                "A",
+                vec![record(
+                    "Mixture-of-Experts: A Study",
+                    2020,
+                    Some("We study, things."),
+                    "cs.LG",
+                )],
+            ),
+            file(
+                "b.txt",
+                "B",
+                vec![record(
+                    "mixture of experts  a study",
+                    2020,
+                    Some("we study things"),
+                    "cs.LG",
+                )],
+            ),
         ]);
         assert_eq!(graph.papers.len(), 1);
         assert_eq!(graph.papers[0].title, "Mixture-of-Experts: A Study");
@@ -566,9 +598,21 @@ mod tests {
     #[test]
     fn same_title_different_year_or_abstract_stays_apart() {
         let graph = link(&[
-            file("a.txt", "A", vec![record("Graphs", 2020, Some("First."), "cs.LG")]),
-            file("b.txt", "B", vec![record("Graphs", 2021, Some("First."), "cs.LG")]),
-            file("c.txt", "C", vec![record("Graphs", 2020, Some("Different."), "cs.LG")]),
+            file(
+                "a.txt",
+                "A",
+                vec![record("Graphs", 2020, Some("First."), "cs.LG")],
+            ),
+            file(
+                "b.txt",
+                "B",
+                vec![record("Graphs", 2021, Some("First."), "cs.LG")],
+            ),
+            file(
+                "c.txt",
+                "C",
+                vec![record("Graphs", 2020, Some("Different."), "cs.LG")],
+            ),
         ]);
         assert_eq!(graph.papers.len(), 3);
         assert!(graph.papers.iter().all(|p| p.authors.len() == 1));
@@ -579,7 +623,11 @@ mod tests {
     fn missing_abstract_matches_a_present_one_and_the_present_one_is_kept() {
         let graph = link(&[
             file("a.txt", "A", vec![record("T", 2020, None, "cs.LG")]),
-            file("b.txt", "B", vec![record("T", 2020, Some("Kept."), "cs.LG")]),
+            file(
+                "b.txt",
+                "B",
+                vec![record("T", 2020, Some("Kept."), "cs.LG")],
+            ),
         ]);
         assert_eq!(graph.papers.len(), 1);
         assert_eq!(graph.papers[0].abstract_text.as_deref(), Some("Kept."));
@@ -595,22 +643,38 @@ mod tests {
         assert_eq!(graph.papers[0].subjects, ["cs.LG"]);
         assert_eq!(graph.merge_notes[0].field, "subject");
         assert_eq!(graph.diagnostics.len(), 1);
-        assert!(graph.diagnostics[0].message.contains("differ in their subject"));
+        assert!(graph.diagnostics[0]
+            .message
+            .contains("differ in their subject"));
     }
 
     #[test]
     fn files_with_the_same_normalized_name_are_one_author() {
         let graph = link(&[
-            file("a.txt", "Zoë  Li", vec![record("One", 2020, Some("X"), "cs.LG")]),
-            file("b.txt", "ZOË LI", vec![record("Two", 2021, Some("Y"), "cs.LG")]),
-            file("c.txt", "Zoe Li", vec![record("Three", 2021, Some("Z"), "cs.LG")]),
+            file(
+                "a.txt",
+                "Zoë  Li",
+                vec![record("One", 2020, Some("X"), "cs.LG")],
+            ),
+            file(
+                "b.txt",
+                "ZOË LI",
+                vec![record("Two", 2021, Some("Y"), "cs.LG")],
+            ),
+            file(
+                "c.txt",
+                "Zoe Li",
+                vec![record("Three", 2021, Some("Z"), "cs.LG")],
+            ),
         ]);
         assert_eq!(graph.authors.len(), 2, "Zoë and Zoe differ");
         let zoe = graph.authors.iter().find(|a| a.name == "Zoë  Li").unwrap();
         assert_eq!(zoe.files.len(), 2);
         assert_eq!(zoe.papers.len(), 2);
         assert_eq!(graph.diagnostics.len(), 1);
-        assert!(graph.diagnostics[0].message.contains("merged into one author"));
+        assert!(graph.diagnostics[0]
+            .message
+            .contains("merged into one author"));
         // Both slug to zoe-li: unique slugs all the same.
         let slugs: Vec<&str> = graph.authors.iter().map(|a| a.slug.as_str()).collect();
         assert!(slugs.contains(&"zoe-li"), "{slugs:?}");
@@ -620,27 +684,58 @@ mod tests {
     #[test]
     fn slugs_do_not_change_when_unrelated_files_are_added() {
         let base = vec![
-            file("a.txt", "Łukasz Nowak", vec![record("Deep Nets", 2020, Some("X"), "cs.LG")]),
-            file("b.txt", "Zoë Li", vec![record("Deep Nets", 2020, Some("X"), "cs.LG"), record("Other", 2019, None, "cs.AI")]),
+            file(
+                "a.txt",
+                "Łukasz Nowak",
+                vec![record("Deep Nets", 2020, Some("X"), "cs.LG")],
+            ),
+            file(
+                "b.txt",
+                "Zoë Li",
+                vec![
+                    record("Deep Nets", 2020, Some("X"), "cs.LG"),
+                    record("Other", 2019, None, "cs.AI"),
+                ],
+            ),
         ];
         let before = link(&base);
         let mut more = base.clone();
-        more.insert(0, file("0.txt", "Someone Else", vec![record("Unrelated", 2022, Some("Q"), "cs.CL")]));
+        more.insert(
+            0,
+            file(
+                "0.txt",
+                "Someone Else",
+                vec![record("Unrelated", 2022, Some("Q"), "cs.CL")],
+            ),
+        );
         let after = link(&more);
         for author in &before.authors {
-            assert_eq!(after.author_by_slug(&author.slug).unwrap().name, author.name);
+            assert_eq!(
+                after.author_by_slug(&author.slug).unwrap().name,
+                author.name
+            );
         }
         for paper in &before.papers {
             assert_eq!(after.paper_by_slug(&paper.slug).unwrap().title, paper.title);
         }
-        assert_eq!(before.author_by_slug("lukasz-nowak").unwrap().name, "Łukasz Nowak");
+        assert_eq!(
+            before.author_by_slug("lukasz-nowak").unwrap().name,
+            "Łukasz Nowak"
+        );
         assert!(before.paper_by_slug("deep-nets-2020").is_some());
     }
 
     #[test]
     fn input_order_does_not_matter() {
         let files = vec![
-            file("a.txt", "A", vec![record("P", 2020, Some("X"), "cs.LG"), record("Q", 2021, None, "cs.AI")]),
+            file(
+                "a.txt",
+                "A",
+                vec![
+                    record("P", 2020, Some("X"), "cs.LG"),
+                    record("Q", 2021, None, "cs.AI"),
+                ],
+            ),
             file("b.txt", "B", vec![record("P", 2020, Some("X"), "cs.DC")]),
             file("c.txt", "C", vec![record("Q", 2021, Some("Y"), "cs.AI")]),
         ];
@@ -654,9 +749,24 @@ mod tests {
     #[test]
     fn author_papers_are_newest_first_and_coauthors_by_shared_count() {
         let graph = link(&[
-            file("a.txt", "A", vec![record("Old", 2001, None, "cs.LG"), record("New", 2020, None, "cs.LG"), record("Mid", 2010, None, "cs.LG")]),
+            file(
+                "a.txt",
+                "A",
+                vec![
+                    record("Old", 2001, None, "cs.LG"),
+                    record("New", 2020, None, "cs.LG"),
+                    record("Mid", 2010, None, "cs.LG"),
+                ],
+            ),
             file("b.txt", "B", vec![record("Old", 2001, None, "cs.LG")]),
-            file("c.txt", "C", vec![record("New", 2020, None, "cs.LG"), record("Mid", 2010, None, "cs.LG")]),
+            file(
+                "c.txt",
+                "C",
+                vec![
+                    record("New", 2020, None, "cs.LG"),
+                    record("Mid", 2010, None, "cs.LG"),
+                ],
+            ),
         ]);
         let a = graph.author_by_slug("a").unwrap();
         let years: Vec<u16> = a.papers.iter().map(|&p| graph.papers[p].year).collect();

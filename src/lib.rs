@@ -11,9 +11,17 @@
 //! [`site`] runs the pipeline for `build` and `check`; [`config`] and [`content`] read
 //! the site configuration, author bios and extra pages.
 
+pub mod cli;
+pub mod config;
+pub mod content;
 pub mod diagnostics;
 pub mod graph;
+pub mod init;
 pub mod normalize;
+pub mod output;
+pub mod plan;
 pub mod records;
+pub mod render;
+pub mod site;
 pub mod slug;
 pub mod taxonomy;

@@ -1,1 +1,5 @@
-fn main(){}
+//! The `profilegen` command; everything happens in the library.
+
+fn main() -> std::process::ExitCode {
+    profilegen::cli::run()
+}

@@ -90,10 +90,7 @@ pub fn parse_record_file(path: &Path, bytes: &[u8]) -> (Option<RecordFile>, Vec<
         .split('\n')
         .map(|line| line.trim_end_matches('\r').trim())
         .collect();
-    let raw_lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.trim_end_matches('\r'))
-        .collect();
+    let raw_lines: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches('\r')).collect();
     let blocks = split_blocks(&lines);
     let mut parser = Parser {
         path,
@@ -181,9 +178,7 @@ pub fn is_category_code(code: &str) -> bool {
     let archive_ok = !archive.is_empty()
         && archive.starts_with(|c: char| c.is_ascii_lowercase())
         && !archive.ends_with('-')
-        && archive
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c == '-');
+        && archive.chars().all(|c| c.is_ascii_lowercase() || c == '-');
     let sub_ok = match parts.next() {
         None => true,
         Some(sub) => {
@@ -231,8 +226,10 @@ impl<'a> Parser<'a, '_> {
     fn parse(&mut self) -> Option<RecordFile> {
         if self.blocks.is_empty() {
             let location = Location::at_line(self.path, 1, 1, "", 1);
-            self.error("file is empty".into(), location)
-                .note = Some("a record file starts with the header blocks: banner, name, attribution, count".into());
+            self.error("file is empty".into(), location).note = Some(
+                "a record file starts with the header blocks: banner, name, attribution, count"
+                    .into(),
+            );
             return None;
         }
         let (author_name, declared_count, first_record) = self.parse_header()?;
@@ -260,7 +257,8 @@ impl<'a> Parser<'a, '_> {
             }
         }
         if records.is_empty() {
-            let location = self.location(self.blocks[first_record.min(self.blocks.len() - 1)].first_line());
+            let location =
+                self.location(self.blocks[first_record.min(self.blocks.len() - 1)].first_line());
             self.warn(format!("no readable record for {author_name}"), location);
         }
         Some(RecordFile {
@@ -311,7 +309,10 @@ impl<'a> Parser<'a, '_> {
                         );
                         name = Some(attributed);
                     }
-                    Some(name) if crate::normalize::name_key(name) != crate::normalize::name_key(&attributed) => {
+                    Some(name)
+                        if crate::normalize::name_key(name)
+                            != crate::normalize::name_key(&attributed) =>
+                    {
                         let location = self.block_location(block);
                         self.warn(
                             format!("attribution names `{attributed}`, but the name block says `{name}`"),
@@ -344,7 +345,10 @@ impl<'a> Parser<'a, '_> {
             .note = Some("without an author name the file's records cannot be attributed; the file is skipped".into());
             return None;
         };
-        if declared.is_none() && index < blocks.len() && parse_source_year(&blocks[index].text()).is_some() {
+        if declared.is_none()
+            && index < blocks.len()
+            && parse_source_year(&blocks[index].text()).is_some()
+        {
             // Count block simply missing; tolerate it.
             let location = self.block_location(&blocks[index]);
             self.warn("missing record count block".into(), location);
@@ -366,7 +370,10 @@ impl<'a> Parser<'a, '_> {
                 .note = Some("skipping to the next source-year block".into());
                 index += 1;
                 while index < blocks.len()
-                    && blocks[index].single_line().and_then(parse_source_year).is_none()
+                    && blocks[index]
+                        .single_line()
+                        .and_then(parse_source_year)
+                        .is_none()
                 {
                     index += 1;
                 }
@@ -376,20 +383,26 @@ impl<'a> Parser<'a, '_> {
             index += 1;
             let Some(title_block) = blocks.get(index) else {
                 let location = self.block_location(block);
-                self.error("record ends after its source-year block (truncated file?)".into(), location);
+                self.error(
+                    "record ends after its source-year block (truncated file?)".into(),
+                    location,
+                );
                 break;
             };
             let title_text = title_block.text();
             if subject_codes(&title_text).is_some() {
                 let location = self.block_location(title_block);
-                self.error("record has no title".into(), location)
-                    .note = Some("the record is skipped".into());
+                self.error("record has no title".into(), location).note =
+                    Some("the record is skipped".into());
                 index += 1;
                 continue;
             }
             if title_block.lines.len() > 1 {
                 let location = self.block_location(title_block);
-                self.warn("title runs over several lines; they are joined".into(), location);
+                self.warn(
+                    "title runs over several lines; they are joined".into(),
+                    location,
+                );
             }
             let title = self.clean(&title_text, title_block.first_line());
             index += 1;
@@ -404,7 +417,11 @@ impl<'a> Parser<'a, '_> {
                     index += 1;
                     break;
                 }
-                if candidate.single_line().and_then(parse_source_year).is_some() {
+                if candidate
+                    .single_line()
+                    .and_then(parse_source_year)
+                    .is_some()
+                {
                     break;
                 }
                 let next_starts_record = blocks
@@ -429,10 +446,7 @@ impl<'a> Parser<'a, '_> {
                         if !is_category_code(code) {
                             let line = blocks[index - 1].first_line();
                             let location = self.location(line);
-                            self.warn(
-                                format!("`{code}` is not an arXiv category code"),
-                                location,
-                            );
+                            self.warn(format!("`{code}` is not an arXiv category code"), location);
                         }
                     }
                     codes
@@ -565,7 +579,10 @@ mod tests {
         let first = &file.records[0];
         assert_eq!((first.source.as_str(), first.year), ("arXiv", 2026));
         assert_eq!(first.title, "A Title");
-        assert_eq!(first.abstract_text.as_deref(), Some("An abstract with $P_Z$ & <b>."));
+        assert_eq!(
+            first.abstract_text.as_deref(),
+            Some("An abstract with $P_Z$ & <b>.")
+        );
         assert_eq!(first.subjects, vec!["cs.DC"]);
         assert_eq!(first.line, 9);
         let second = &file.records[1];
@@ -578,7 +595,8 @@ mod tests {
     fn crlf_bom_trailing_spaces_and_blank_runs_parse_the_same() {
         let messy = format!(
             "\u{FEFF}{}",
-            GOOD.replace("\n\n", "  \r\n\r\n\r\n   \r\n").replace('\n', "\r\n")
+            GOOD.replace("\n\n", "  \r\n\r\n\r\n   \r\n")
+                .replace('\n', "\r\n")
         );
         let (file, diags) = parse(&messy);
         assert!(diags.is_empty(), "{diags:?}");
@@ -643,7 +661,10 @@ mod tests {
     #[test]
     fn title_ending_in_a_year_is_a_title() {
         let (file, _) = parse(GOOD);
-        assert_eq!(file.unwrap().records[1].title, "Proceedings of the Workshop 2019");
+        assert_eq!(
+            file.unwrap().records[1].title,
+            "Proceedings of the Workshop 2019"
+        );
         // An abstract that is one token ending in four digits is still an abstract when a
         // subject follows.
         let text = GOOD.replace("Second abstract.", "Workshop2019");
@@ -692,8 +713,9 @@ mod tests {
     fn file_without_header_is_an_error() {
         let (file, diags) = parse("arXiv2026\n\nT\n\nA\n\ncs.LG\u{2197}");
         assert!(file.is_none());
-        assert!(diags.iter().any(|d| d.severity == Severity::Error
-            && d.message.contains("lacks the header")));
+        assert!(diags
+            .iter()
+            .any(|d| d.severity == Severity::Error && d.message.contains("lacks the header")));
     }
 
     #[test]
@@ -716,7 +738,9 @@ mod tests {
         let cut = GOOD.find("bioRxiv2019").unwrap() + 11;
         let (file, diags) = parse(&GOOD[..cut]);
         assert_eq!(file.unwrap().records.len(), 1);
-        assert!(diags.iter().any(|d| d.message.contains("ends after its source-year")));
+        assert!(diags
+            .iter()
+            .any(|d| d.message.contains("ends after its source-year")));
     }
 
     #[test]
@@ -726,7 +750,10 @@ mod tests {
         // The garbage lands in record 1's abstract? No: it follows the subject block.
         let file = file.unwrap();
         assert_eq!(file.records.len(), 2);
-        let d = diags.iter().find(|d| d.message.contains("expected a source-year")).unwrap();
+        let d = diags
+            .iter()
+            .find(|d| d.message.contains("expected a source-year"))
+            .unwrap();
         assert_eq!(d.location.as_ref().unwrap().line, 17);
         assert_eq!(d.location.as_ref().unwrap().line_text, "not a source year");
     }
@@ -739,7 +766,9 @@ mod tests {
         assert_eq!(file.records.len(), 2);
         assert!(file.records[0].subjects.is_empty());
         assert_eq!(file.records[1].subjects, vec!["q-bio.NC"]);
-        assert!(diags.iter().any(|d| d.message.contains("has no subject block")));
+        assert!(diags
+            .iter()
+            .any(|d| d.message.contains("has no subject block")));
     }
 
     #[test]
@@ -756,7 +785,9 @@ mod tests {
         let text = GOOD.replace("A Title", "A\u{1b}[2J Title\u{0}");
         let (file, diags) = parse(&text);
         assert_eq!(file.unwrap().records[0].title, "A\u{FFFD}[2J Title\u{FFFD}");
-        assert!(diags.iter().any(|d| d.message.contains("control characters")));
+        assert!(diags
+            .iter()
+            .any(|d| d.message.contains("control characters")));
     }
 
     #[test]
@@ -773,10 +804,20 @@ mod tests {
 
     #[test]
     fn category_code_shapes() {
-        for good in ["cs.DC", "eess.SY", "physics.soc-ph", "hep-ex", "q-fin.GN", "astro-ph.IM", "cond-mat.str-el"] {
+        for good in [
+            "cs.DC",
+            "eess.SY",
+            "physics.soc-ph",
+            "hep-ex",
+            "q-fin.GN",
+            "astro-ph.IM",
+            "cond-mat.str-el",
+        ] {
             assert!(is_category_code(good), "{good}");
         }
-        for bad in ["", "CS.DC", "cs.", ".DC", "cs DC", "../etc", "cs.DC/x", "<script>", "cs-.x"] {
+        for bad in [
+            "", "CS.DC", "cs.", ".DC", "cs DC", "../etc", "cs.DC/x", "<script>", "cs-.x",
+        ] {
             assert!(!is_category_code(bad), "{bad}");
         }
     }
@@ -796,7 +837,8 @@ mod tests {
                     state ^= state << 13;
                     state ^= state >> 7;
                     state ^= state << 17;
-                    [b'\n', b'\r', b' ', b'a', b'2', 0xE2, 0x86, 0x97, 0xFF, b'.'][(state % 10) as usize]
+                    [b'\n', b'\r', b' ', b'a', b'2', 0xE2, 0x86, 0x97, 0xFF, b'.']
+                        [(state % 10) as usize]
                 })
                 .collect();
             let _ = parse_record_file(Path::new("r.txt"), &bytes);

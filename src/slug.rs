@@ -33,8 +33,7 @@ pub fn is_slug(s: &str) -> bool {
         && !s.starts_with('-')
         && !s.ends_with('-')
         && !s.contains("--")
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
@@ -71,7 +70,15 @@ mod tests {
 
     #[test]
     fn never_contains_path_separators_or_dots() {
-        for hostile in ["../../etc/passwd", "a/b\\c", "..", ".", "<script>x</script>", "C:\\x", "%2e%2e%2f"] {
+        for hostile in [
+            "../../etc/passwd",
+            "a/b\\c",
+            "..",
+            ".",
+            "<script>x</script>",
+            "C:\\x",
+            "%2e%2e%2f",
+        ] {
             let s = slugify(hostile, "fallback");
             assert!(is_slug(&s), "{hostile:?} -> {s:?}");
             assert!(!s.contains('/') && !s.contains('.') && !s.contains('\\'));
@@ -91,7 +98,10 @@ mod tests {
         let s = slugify(title, "x");
         assert!(s.len() <= MAX_SLUG_LEN, "{s}");
         assert!(!s.ends_with('-'));
-        assert!(title.to_lowercase().replace(' ', "-").starts_with(&s), "{s}");
+        assert!(
+            title.to_lowercase().replace(' ', "-").starts_with(&s),
+            "{s}"
+        );
     }
 
     #[test]

@@ -1,0 +1,184 @@
+//! Site configuration: `profilegen.yaml` at the site root.
+//!
+//! Every key is optional. An unknown key or a value of the wrong type is an
+//! error naming the key, the line and the column.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::diagnostics::{Diagnostic, Location};
+
+/// The configuration file's name, at the site root.
+pub const CONFIG_FILE: &str = "profilegen.yaml";
+
+/// The whole site configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SiteConfig {
+    /// Site title, shown in the header and the browser tab.
+    pub title: String,
+    /// One-sentence description of the site, shown on the home page.
+    pub description: String,
+    /// Absolute URL the site is published at, e.g. `https://example.org/group/`.
+    pub base_url: Option<String>,
+    /// Language of the site's pages (BCP 47), e.g. `en`.
+    pub language: String,
+    /// Links to directories (`authors/x/`) rather than files (`authors/x/index.html`).
+    /// Defaults to true when `base_url` is set; file links also work when the site is
+    /// opened straight from disk.
+    pub pretty_urls: Option<bool>,
+    /// Per-author settings, keyed by author slug (as in `/authors/<slug>/`) or by name.
+    pub authors: BTreeMap<String, AuthorSettings>,
+}
+
+impl Default for SiteConfig {
+    fn default() -> Self {
+        SiteConfig {
+            title: "Scholarly profiles".into(),
+            description: String::new(),
+            base_url: None,
+            language: "en".into(),
+            pretty_urls: None,
+            authors: BTreeMap::new(),
+        }
+    }
+}
+
+/// Settings for one author; each overrides the author's bio front matter.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuthorSettings {
+    /// Display name to show instead of the record files' name.
+    pub name: Option<String>,
+    /// Institution.
+    pub affiliation: Option<String>,
+    /// Homepage URL (http or https).
+    pub homepage: Option<String>,
+    /// ORCID iD, e.g. `0000-0002-1825-0097`.
+    pub orcid: Option<String>,
+    /// Photo: a path under `static/` or an http(s) URL.
+    pub photo: Option<String>,
+}
+
+impl SiteConfig {
+    /// Whether links point at directories rather than `index.html` files.
+    pub fn pretty_urls(&self) -> bool {
+        self.pretty_urls.unwrap_or(self.base_url.is_some())
+    }
+}
+
+/// Reads the configuration from `text` (the contents of `path`). Returns the
+/// configuration or the diagnostic that makes it unusable.
+pub fn parse_config(path: &Path, text: &str) -> Result<SiteConfig, Diagnostic> {
+    if text.trim().is_empty() {
+        return Ok(SiteConfig::default());
+    }
+    let mut config: SiteConfig =
+        serde_yaml::from_str(text).map_err(|err| yaml_diagnostic(path, text, 0, &err))?;
+    if let Some(base_url) = config.base_url.take() {
+        let trimmed = base_url.trim();
+        if !(trimmed.starts_with("https://") || trimmed.starts_with("http://"))
+            || trimmed.contains(char::is_whitespace)
+        {
+            let offset = text.find("base_url").unwrap_or(0);
+            return Err(Diagnostic::error(
+                format!("base_url `{trimmed}` is not an absolute http(s) URL"),
+                Some(Location::in_text(path, text, offset, 8)),
+            ));
+        }
+        config.base_url = Some(normalize_base_url(trimmed));
+    }
+    Ok(config)
+}
+
+/// Ends a base URL with exactly one `/`.
+pub fn normalize_base_url(url: &str) -> String {
+    format!("{}/", url.trim_end_matches('/'))
+}
+
+/// Turns a YAML error into a diagnostic. `line_offset` is the number of lines before
+/// `text` in the file (for front matter).
+pub fn yaml_diagnostic(
+    path: &Path,
+    text: &str,
+    line_offset: usize,
+    err: &serde_yaml::Error,
+) -> Diagnostic {
+    let message = err.to_string();
+    // The message ends with " at line L column C"; the location is shown separately.
+    let message = match message.find(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message,
+    };
+    let location = err.location().map(|loc| {
+        let mut location = Location::in_text(path, text, loc.index(), 1);
+        location.line += line_offset;
+        location
+    });
+    Diagnostic::error(message, location)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<SiteConfig, Diagnostic> {
+        parse_config(Path::new("profilegen.yaml"), text)
+    }
+
+    #[test]
+    fn every_key_is_optional() {
+        assert_eq!(parse("").unwrap(), SiteConfig::default());
+        assert_eq!(parse("title: X\n").unwrap().language, "en");
+        assert!(!SiteConfig::default().pretty_urls());
+    }
+
+    #[test]
+    fn reads_all_keys() {
+        let config = parse(
+            "title: Lab\ndescription: Our papers\nbase_url: https://example.org/lab\nlanguage: de\nauthors:\n  zhongbo-zhu:\n    affiliation: NVIDIA\n    orcid: 0000-0002-1825-0097\n",
+        )
+        .unwrap();
+        assert_eq!(config.title, "Lab");
+        assert_eq!(config.base_url.as_deref(), Some("https://example.org/lab/"));
+        assert!(config.pretty_urls());
+        assert_eq!(
+            config.authors["zhongbo-zhu"].affiliation.as_deref(),
+            Some("NVIDIA")
+        );
+    }
+
+    #[test]
+    fn unknown_key_names_the_key_and_the_line() {
+        let err = parse("title: X\ntitel: Y\n").unwrap_err();
+        assert!(
+            err.message.contains("unknown field `titel`"),
+            "{}",
+            err.message
+        );
+        let loc = err.location.unwrap();
+        assert_eq!((loc.line, loc.column), (2, 1));
+        assert_eq!(loc.line_text, "titel: Y");
+    }
+
+    #[test]
+    fn unknown_nested_key_and_wrong_type_are_errors() {
+        let err = parse("authors:\n  x:\n    homepag: y\n").unwrap_err();
+        assert!(err.message.contains("homepag"), "{}", err.message);
+        assert_eq!(err.location.unwrap().line, 3);
+        let err = parse("title: [1, 2]\n").unwrap_err();
+        assert!(err.message.contains("title"), "{}", err.message);
+        assert_eq!(err.location.unwrap().line, 1);
+        let err = parse("pretty_urls: maybe\n").unwrap_err();
+        assert!(err.message.contains("pretty_urls"), "{}", err.message);
+    }
+
+    #[test]
+    fn base_url_must_be_absolute() {
+        let err = parse("title: X\nbase_url: javascript:alert(1)\n").unwrap_err();
+        assert!(err.message.contains("base_url"));
+        assert_eq!(err.location.unwrap().line, 2);
+    }
+}

@@ -1,0 +1,1334 @@
+//! Planning: every page of the site, its URL, its template and its context.
+//!
+//! Each page gets a small context of its own holding only what it shows, with every
+//! link already resolved (relative to the page, so the site works under any path and
+//! from disk). A page's output is a pure function of its template and its context;
+//! a later stage can therefore skip pages whose context did not change.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::config::SiteConfig;
+use crate::content::{is_orcid, is_safe_url, is_web_url, Bio, ExtraPage};
+use crate::diagnostics::{Diagnostic, Location};
+use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
+use crate::normalize::name_key;
+use crate::slug::subject_segment;
+use crate::taxonomy::{category_group, category_name};
+
+/// URL segments that extra pages may not use.
+pub const RESERVED_SEGMENTS: &[&str] = &[
+    "authors", "papers", "subjects", "years", "data", "search", "static", "404",
+];
+
+/// How many of the newest papers the home page lists.
+pub const HOME_NEWEST_PAPERS: usize = 10;
+/// How many authors (most papers first) the home page lists.
+pub const HOME_AUTHORS: usize = 24;
+/// How many other papers per author a paper page lists.
+pub const MORE_PAPERS_PER_AUTHOR: usize = 5;
+
+/// Everything the site consists of, before rendering.
+#[derive(Debug, Clone, Default)]
+pub struct SitePlan {
+    /// Pages rendered from templates.
+    pub pages: Vec<PlannedPage>,
+    /// Files written as they are (data files).
+    pub files: Vec<PlannedFile>,
+    /// Warnings found while planning (bios for unknown authors, bad URLs, ...).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A page to render.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedPage {
+    /// Output path relative to the output folder, e.g. `authors/zoe-li/index.html`.
+    pub path: String,
+    /// Template name, e.g. `author.html`.
+    pub template: &'static str,
+    /// The template context.
+    pub context: PageContext,
+}
+
+/// A file whose bytes are known at planning time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    /// Output path relative to the output folder.
+    pub path: String,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
+
+/// What every page's template receives.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageContext {
+    /// Site-wide values.
+    pub site: SiteInfo,
+    /// The page's own framing: title, links to the stylesheet, home and navigation.
+    pub page: PageFrame,
+    /// The page kind's data.
+    #[serde(flatten)]
+    pub data: PageData,
+}
+
+/// Site-wide values, the same for every page.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteInfo {
+    /// Site title.
+    pub title: String,
+    /// Site description.
+    pub description: String,
+    /// Page language.
+    pub language: String,
+}
+
+/// Per-page framing.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageFrame {
+    /// Title for `<title>` and the main heading.
+    pub title: String,
+    /// Meta description.
+    pub description: String,
+    /// Link to the stylesheet.
+    pub css_href: String,
+    /// Link to the favicon.
+    pub favicon_href: String,
+    /// Link to the home page.
+    pub home_href: String,
+    /// Navigation entries.
+    pub nav: Vec<NavLink>,
+}
+
+/// One navigation entry.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavLink {
+    /// Label.
+    pub title: String,
+    /// Link.
+    pub href: String,
+    /// Whether this entry is the current page (or its section).
+    pub current: bool,
+}
+
+/// A link to an author.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuthorLink {
+    /// Display name.
+    pub name: String,
+    /// Link to the author's page.
+    pub href: String,
+}
+
+/// An author in a list, with a count.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuthorCount {
+    /// Display name.
+    pub name: String,
+    /// Link to the author's page.
+    pub href: String,
+    /// Number of papers (or shared papers, for co-authors).
+    pub count: usize,
+}
+
+/// A paper in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct PaperItem {
+    /// Title.
+    pub title: String,
+    /// Link to the paper's page.
+    pub href: String,
+    /// Year.
+    pub year: u16,
+    /// The paper's authors on this site.
+    pub authors: Vec<AuthorLink>,
+    /// Primary subject code, if any.
+    pub subject: Option<String>,
+}
+
+/// A subject in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubjectLink {
+    /// arXiv code.
+    pub code: String,
+    /// Full name (the code when not in the taxonomy).
+    pub name: String,
+    /// Link to the subject's page.
+    pub href: String,
+    /// Number of papers.
+    pub count: usize,
+}
+
+/// Papers of one year.
+#[derive(Debug, Clone, Serialize)]
+pub struct YearGroup {
+    /// The year.
+    pub year: u16,
+    /// Its papers.
+    pub papers: Vec<PaperItem>,
+}
+
+/// Authors under one initial letter.
+#[derive(Debug, Clone, Serialize)]
+pub struct LetterGroup {
+    /// The letter (`A`-`Z`, or `#` for others).
+    pub letter: String,
+    /// Authors, by family name.
+    pub authors: Vec<AuthorCount>,
+}
+
+/// Subjects of one arXiv group (Computer Science, Physics, ...).
+#[derive(Debug, Clone, Serialize)]
+pub struct SubjectGroup {
+    /// Group name.
+    pub name: String,
+    /// Its subjects.
+    pub subjects: Vec<SubjectLink>,
+}
+
+/// A year in the years index.
+#[derive(Debug, Clone, Serialize)]
+pub struct YearLink {
+    /// The year.
+    pub year: u16,
+    /// Link to the year's page.
+    pub href: String,
+    /// Number of papers.
+    pub count: usize,
+}
+
+/// Another author's other papers, on a paper page.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoreBy {
+    /// The author.
+    pub author: AuthorLink,
+    /// Some of their other papers, newest first.
+    pub papers: Vec<PaperItem>,
+    /// How many other papers they have in all.
+    pub total: usize,
+}
+
+/// The data of each kind of page.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PageData {
+    /// The home page.
+    Home {
+        /// Number of authors.
+        author_count: usize,
+        /// Number of papers.
+        paper_count: usize,
+        /// Number of papers listed by several authors.
+        shared_count: usize,
+        /// Number of subjects.
+        subject_count: usize,
+        /// The authors with most papers.
+        authors: Vec<AuthorCount>,
+        /// Whether `authors` is all of them.
+        all_authors_listed: bool,
+        /// Link to the authors index.
+        authors_href: String,
+        /// Newest papers.
+        newest: Vec<PaperItem>,
+        /// Subjects, most papers first.
+        subjects: Vec<SubjectLink>,
+    },
+    /// The A-Z authors index.
+    Authors {
+        /// Letters present, in order.
+        letters: Vec<LetterGroup>,
+        /// Number of authors.
+        author_count: usize,
+    },
+    /// One author.
+    Author {
+        /// Display name.
+        name: String,
+        /// Bio rendered to HTML (safe).
+        bio_html: Option<String>,
+        /// Institution.
+        affiliation: Option<String>,
+        /// Homepage.
+        homepage: Option<String>,
+        /// ORCID iD.
+        orcid: Option<String>,
+        /// Photo URL.
+        photo: Option<String>,
+        /// Number of papers.
+        paper_count: usize,
+        /// First and last year, e.g. `2019–2026`.
+        years_active: String,
+        /// Subjects with counts, most papers first.
+        subjects: Vec<SubjectLink>,
+        /// Papers grouped by year, newest first.
+        years: Vec<YearGroup>,
+        /// Co-authors with numbers of shared papers.
+        coauthors: Vec<AuthorCount>,
+    },
+    /// One paper.
+    Paper {
+        /// Title.
+        title: String,
+        /// Year.
+        year: u16,
+        /// Link to the year's page.
+        year_href: String,
+        /// Source, e.g. `arXiv`.
+        source: String,
+        /// Subjects with full names.
+        subjects: Vec<SubjectLink>,
+        /// Abstract paragraphs (text, escaped by the template).
+        abstract_paragraphs: Vec<String>,
+        /// Authors on this site.
+        authors: Vec<AuthorLink>,
+        /// More papers by each author.
+        more_by: Vec<MoreBy>,
+    },
+    /// The subjects index.
+    Subjects {
+        /// Subjects grouped by arXiv group.
+        groups: Vec<SubjectGroup>,
+    },
+    /// One subject.
+    Subject {
+        /// Code.
+        code: String,
+        /// Full name.
+        name: String,
+        /// Number of papers.
+        paper_count: usize,
+        /// Papers by year, newest first.
+        years: Vec<YearGroup>,
+    },
+    /// The years index.
+    Years {
+        /// Years, newest first.
+        years: Vec<YearLink>,
+    },
+    /// One year.
+    Year {
+        /// The year.
+        year: u16,
+        /// Its papers, by title.
+        papers: Vec<PaperItem>,
+        /// Previous (older) year with papers.
+        previous: Option<YearLink>,
+        /// Next (newer) year with papers.
+        next: Option<YearLink>,
+    },
+    /// An extra page from `content/pages/`.
+    Extra {
+        /// Body HTML (safe).
+        body_html: String,
+    },
+    /// The 404 page.
+    NotFound {
+        /// Link to the authors index.
+        authors_href: String,
+    },
+}
+
+/// Resolves site paths to links relative to one page.
+#[derive(Debug, Clone)]
+struct Linker {
+    /// Prefix from the page to the site root: `""`, `"../"`, `"../../"`, or an absolute
+    /// base path for pages served at any depth (404).
+    root: String,
+    pretty: bool,
+}
+
+impl Linker {
+    fn for_path(path: &str, pretty: bool) -> Linker {
+        let depth = path.matches('/').count();
+        Linker {
+            root: "../".repeat(depth),
+            pretty,
+        }
+    }
+
+    fn absolute(base_path: &str, pretty: bool) -> Linker {
+        Linker {
+            root: base_path.to_string(),
+            pretty,
+        }
+    }
+
+    /// Link to a site path such as `authors/x/` (directories end in `/`) or `style.css`.
+    fn href(&self, site_path: &str) -> String {
+        let is_dir = site_path.is_empty() || site_path.ends_with('/');
+        if is_dir && !self.pretty {
+            format!("{}{site_path}index.html", self.root)
+        } else if site_path.is_empty() && self.root.is_empty() {
+            "./".to_string()
+        } else {
+            format!("{}{site_path}", self.root)
+        }
+    }
+}
+
+/// Site path of an author page.
+pub fn author_path(author: &Author) -> String {
+    format!("authors/{}/", author.slug)
+}
+
+/// Site path of a paper page.
+pub fn paper_path(paper: &Paper) -> String {
+    format!("papers/{}/", paper.slug)
+}
+
+/// Site path of a subject page.
+pub fn subject_path(code: &str) -> String {
+    format!("subjects/{}/", subject_segment(code))
+}
+
+/// Site path of a year page.
+pub fn year_path(year: u16) -> String {
+    format!("years/{year:04}/")
+}
+
+/// The output file of a site path (`authors/x/` -> `authors/x/index.html`).
+pub fn output_path(site_path: &str) -> String {
+    if site_path.is_empty() || site_path.ends_with('/') {
+        format!("{site_path}index.html")
+    } else {
+        site_path.to_string()
+    }
+}
+
+/// The full name of a subject code, or the code itself when unknown.
+pub fn subject_name(code: &str) -> String {
+    category_name(code).unwrap_or(code).to_string()
+}
+
+/// Profile details of one author after merging config and bio.
+#[derive(Debug, Clone, Default)]
+struct Profile {
+    name: String,
+    bio_html: Option<String>,
+    affiliation: Option<String>,
+    homepage: Option<String>,
+    orcid: Option<String>,
+    photo: Option<String>,
+}
+
+/// Everything the planner reads.
+pub struct PlanInput<'a> {
+    /// The linked authors and papers.
+    pub graph: &'a SiteGraph,
+    /// Site configuration.
+    pub config: &'a SiteConfig,
+    /// Author bios.
+    pub bios: &'a [Bio],
+    /// Extra pages.
+    pub pages: &'a [ExtraPage],
+}
+
+/// Plans the whole site.
+pub fn plan_site(input: &PlanInput) -> SitePlan {
+    let planner = Planner::new(input);
+    planner.plan()
+}
+
+struct Planner<'a> {
+    graph: &'a SiteGraph,
+    config: &'a SiteConfig,
+    extra_pages: Vec<&'a ExtraPage>,
+    profiles: Vec<Profile>,
+    site: SiteInfo,
+    pretty: bool,
+    diagnostics: Vec<Diagnostic>,
+    /// Subject code -> papers, newest first.
+    subjects: BTreeMap<&'a str, Vec<PaperId>>,
+    /// Year -> papers.
+    years: BTreeMap<u16, Vec<PaperId>>,
+}
+
+impl<'a> Planner<'a> {
+    fn new(input: &'a PlanInput<'a>) -> Planner<'a> {
+        let graph = input.graph;
+        let config = input.config;
+        let mut diagnostics = Vec::new();
+        let mut profiles: Vec<Profile> = graph
+            .authors
+            .iter()
+            .map(|a| Profile {
+                name: a.name.clone(),
+                ..Profile::default()
+            })
+            .collect();
+        for bio in input.bios {
+            match graph.author_by_slug(&bio.slug) {
+                Some(_) => {
+                    let id = graph
+                        .authors
+                        .binary_search_by(|a| a.slug.as_str().cmp(&bio.slug))
+                        .unwrap_or_default();
+                    let profile = &mut profiles[id];
+                    let body = bio.body_html.trim();
+                    profile.bio_html = (!body.is_empty()).then(|| body.to_string());
+                    let f = &bio.front;
+                    apply(
+                        profile,
+                        &f.affiliation,
+                        &f.homepage,
+                        &f.orcid,
+                        &f.photo,
+                        &bio.path,
+                        &mut diagnostics,
+                    );
+                }
+                None => diagnostics.push(
+                    Diagnostic::warning(
+                        format!("bio `{}` matches no author", bio.path.display()),
+                        Some(Location::at_line(&bio.path, 1, 1, "", 1)),
+                    )
+                    .with_note("name the file after the author's slug, as in /authors/<slug>/"),
+                ),
+            }
+        }
+        let config_path = std::path::Path::new(crate::config::CONFIG_FILE);
+        for (key, settings) in &config.authors {
+            let id = graph
+                .authors
+                .iter()
+                .position(|a| a.slug == *key || a.key == name_key(key));
+            match id {
+                Some(id) => {
+                    let profile = &mut profiles[id];
+                    if let Some(name) = &settings.name {
+                        profile.name = name.clone();
+                    }
+                    apply(
+                        profile,
+                        &settings.affiliation,
+                        &settings.homepage,
+                        &settings.orcid,
+                        &settings.photo,
+                        config_path,
+                        &mut diagnostics,
+                    );
+                }
+                None => diagnostics.push(Diagnostic::warning(
+                    format!(
+                        "{}: `authors.{key}` matches no author",
+                        crate::config::CONFIG_FILE
+                    ),
+                    None,
+                )),
+            }
+        }
+        let mut extra_pages: Vec<&ExtraPage> = input
+            .pages
+            .iter()
+            .filter(|p| {
+                let reserved = RESERVED_SEGMENTS.contains(&p.slug.as_str());
+                if reserved {
+                    diagnostics.push(
+                        Diagnostic::warning(
+                            format!(
+                                "page `{}` would take the reserved URL /{}/; it is skipped",
+                                p.path.display(),
+                                p.slug
+                            ),
+                            Some(Location::at_line(&p.path, 1, 1, "", 1)),
+                        )
+                        .with_note("rename the file"),
+                    );
+                }
+                !reserved
+            })
+            .collect();
+        extra_pages.sort_by(|a, b| {
+            a.weight
+                .cmp(&b.weight)
+                .then_with(|| a.title.cmp(&b.title))
+                .then_with(|| a.slug.cmp(&b.slug))
+        });
+
+        let mut subjects: BTreeMap<&str, Vec<PaperId>> = BTreeMap::new();
+        let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
+        for (id, paper) in graph.papers.iter().enumerate() {
+            for subject in &paper.subjects {
+                subjects.entry(subject.as_str()).or_default().push(id);
+            }
+            years.entry(paper.year).or_default().push(id);
+        }
+        let newest_first = |list: &mut Vec<PaperId>| {
+            list.sort_by(|&a, &b| {
+                let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
+                pb.year.cmp(&pa.year).then_with(|| pa.slug.cmp(&pb.slug))
+            })
+        };
+        subjects.values_mut().for_each(newest_first);
+        for list in years.values_mut() {
+            list.sort_by(|&a, &b| {
+                let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
+                pa.title
+                    .to_lowercase()
+                    .cmp(&pb.title.to_lowercase())
+                    .then_with(|| pa.slug.cmp(&pb.slug))
+            });
+        }
+        Planner {
+            graph,
+            config,
+            extra_pages,
+            profiles,
+            site: SiteInfo {
+                title: config.title.clone(),
+                description: config.description.clone(),
+                language: config.language.clone(),
+            },
+            pretty: config.pretty_urls(),
+            diagnostics,
+            subjects,
+            years,
+        }
+    }
+
+    fn plan(mut self) -> SitePlan {
+        use rayon::prelude::*;
+        let graph = self.graph;
+        let mut pages = vec![
+            self.home(),
+            self.authors_index(),
+            self.subjects_index(),
+            self.years_index(),
+            self.not_found(),
+        ];
+        let this = &self;
+        pages.par_extend(
+            graph
+                .authors
+                .par_iter()
+                .enumerate()
+                .map(|(id, _)| this.author_page(id)),
+        );
+        pages.par_extend(
+            graph
+                .papers
+                .par_iter()
+                .enumerate()
+                .map(|(id, _)| this.paper_page(id)),
+        );
+        pages.extend(self.subjects.keys().map(|code| self.subject_page(code)));
+        pages.extend(self.years.keys().map(|&year| self.year_page(year)));
+        pages.extend(self.extra_pages.iter().map(|p| self.extra_page(p)));
+        let files = vec![self.authors_json(), self.papers_json()];
+        SitePlan {
+            pages,
+            files,
+            diagnostics: std::mem::take(&mut self.diagnostics),
+        }
+    }
+
+    fn frame(
+        &self,
+        site_path: &str,
+        linker: &Linker,
+        title: String,
+        description: String,
+    ) -> PageFrame {
+        let section = site_path.split('/').next().unwrap_or("");
+        let mut nav = vec![
+            ("Authors", "authors/"),
+            ("Subjects", "subjects/"),
+            ("Years", "years/"),
+        ]
+        .into_iter()
+        .map(|(title, path)| NavLink {
+            title: title.to_string(),
+            href: linker.href(path),
+            current: !section.is_empty()
+                && path.starts_with(section)
+                && path[section.len()..].starts_with('/'),
+        })
+        .collect::<Vec<_>>();
+        for page in &self.extra_pages {
+            nav.push(NavLink {
+                title: page.title.clone(),
+                href: linker.href(&format!("{}/", page.slug)),
+                current: section == page.slug,
+            });
+        }
+        PageFrame {
+            title,
+            description,
+            css_href: linker.href("style.css"),
+            favicon_href: linker.href("favicon.svg"),
+            home_href: linker.href(""),
+            nav,
+        }
+    }
+
+    fn page(
+        &self,
+        site_path: &str,
+        template: &'static str,
+        title: String,
+        description: String,
+        data: impl FnOnce(&Linker) -> PageData,
+    ) -> PlannedPage {
+        let linker = Linker::for_path(site_path, self.pretty);
+        self.page_with(
+            site_path,
+            output_path(site_path),
+            linker,
+            template,
+            title,
+            description,
+            data,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn page_with(
+        &self,
+        site_path: &str,
+        path: String,
+        linker: Linker,
+        template: &'static str,
+        title: String,
+        description: String,
+        data: impl FnOnce(&Linker) -> PageData,
+    ) -> PlannedPage {
+        PlannedPage {
+            path,
+            template,
+            context: PageContext {
+                site: self.site.clone(),
+                page: self.frame(site_path, &linker, title, description),
+                data: data(&linker),
+            },
+        }
+    }
+
+    fn author_link(&self, id: AuthorId, linker: &Linker) -> AuthorLink {
+        AuthorLink {
+            name: self.profiles[id].name.clone(),
+            href: linker.href(&author_path(&self.graph.authors[id])),
+        }
+    }
+
+    fn paper_item(&self, id: PaperId, linker: &Linker) -> PaperItem {
+        let paper = &self.graph.papers[id];
+        PaperItem {
+            title: paper.title.clone(),
+            href: linker.href(&paper_path(paper)),
+            year: paper.year,
+            authors: paper
+                .authors
+                .iter()
+                .map(|&a| self.author_link(a, linker))
+                .collect(),
+            subject: paper.subjects.first().cloned(),
+        }
+    }
+
+    fn subject_link(&self, code: &str, count: usize, linker: &Linker) -> SubjectLink {
+        SubjectLink {
+            code: code.to_string(),
+            name: subject_name(code),
+            href: linker.href(&subject_path(code)),
+            count,
+        }
+    }
+
+    fn by_year(&self, papers: &[PaperId], linker: &Linker) -> Vec<YearGroup> {
+        let mut groups: Vec<YearGroup> = Vec::new();
+        for &id in papers {
+            let year = self.graph.papers[id].year;
+            if groups.last().is_none_or(|g| g.year != year) {
+                groups.push(YearGroup {
+                    year,
+                    papers: Vec::new(),
+                });
+            }
+            if let Some(group) = groups.last_mut() {
+                group.papers.push(self.paper_item(id, linker));
+            }
+        }
+        groups
+    }
+
+    fn home(&self) -> PlannedPage {
+        let graph = self.graph;
+        let description = if self.config.description.is_empty() {
+            format!(
+                "{} authors, {} papers",
+                graph.authors.len(),
+                graph.papers.len()
+            )
+        } else {
+            self.config.description.clone()
+        };
+        self.page(
+            "",
+            "index.html",
+            self.config.title.clone(),
+            description,
+            |linker| {
+                let mut by_count: Vec<AuthorId> = (0..graph.authors.len()).collect();
+                by_count.sort_by(|&a, &b| {
+                    graph.authors[b]
+                        .papers
+                        .len()
+                        .cmp(&graph.authors[a].papers.len())
+                        .then_with(|| graph.authors[a].slug.cmp(&graph.authors[b].slug))
+                });
+                let authors = by_count
+                    .iter()
+                    .take(HOME_AUTHORS)
+                    .map(|&id| AuthorCount {
+                        name: self.profiles[id].name.clone(),
+                        href: linker.href(&author_path(&graph.authors[id])),
+                        count: graph.authors[id].papers.len(),
+                    })
+                    .collect();
+                let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
+                newest.sort_by(|&a, &b| {
+                    graph.papers[b]
+                        .year
+                        .cmp(&graph.papers[a].year)
+                        .then_with(|| graph.papers[a].slug.cmp(&graph.papers[b].slug))
+                });
+                let mut subjects: Vec<SubjectLink> = self
+                    .subjects
+                    .iter()
+                    .map(|(code, list)| self.subject_link(code, list.len(), linker))
+                    .collect();
+                subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
+                subjects.truncate(12);
+                PageData::Home {
+                    author_count: graph.authors.len(),
+                    paper_count: graph.papers.len(),
+                    shared_count: graph.shared_paper_count(),
+                    subject_count: self.subjects.len(),
+                    authors,
+                    all_authors_listed: graph.authors.len() <= HOME_AUTHORS,
+                    authors_href: linker.href("authors/"),
+                    newest: newest
+                        .iter()
+                        .take(HOME_NEWEST_PAPERS)
+                        .map(|&id| self.paper_item(id, linker))
+                        .collect(),
+                    subjects,
+                }
+            },
+        )
+    }
+
+    fn authors_index(&self) -> PlannedPage {
+        let graph = self.graph;
+        self.page(
+            "authors/",
+            "authors.html",
+            "Authors".into(),
+            format!("All {} authors, A to Z", graph.authors.len()),
+            |linker| {
+                let mut sorted: Vec<(String, AuthorId)> = (0..graph.authors.len())
+                    .map(|id| (family_sort_key(&self.profiles[id].name), id))
+                    .collect();
+                sorted.sort();
+                let mut letters: Vec<LetterGroup> = Vec::new();
+                for (key, id) in sorted {
+                    let letter = key
+                        .chars()
+                        .next()
+                        .filter(char::is_ascii_alphabetic)
+                        .map(|c| c.to_ascii_uppercase().to_string())
+                        .unwrap_or_else(|| "#".into());
+                    if letters.last().is_none_or(|g| g.letter != letter) {
+                        letters.push(LetterGroup {
+                            letter: letter.clone(),
+                            authors: Vec::new(),
+                        });
+                    }
+                    if let Some(group) = letters.last_mut() {
+                        group.authors.push(AuthorCount {
+                            name: self.profiles[id].name.clone(),
+                            href: linker.href(&author_path(&graph.authors[id])),
+                            count: graph.authors[id].papers.len(),
+                        });
+                    }
+                }
+                // `#` (names that transliterate to no letter) goes last.
+                letters.sort_by_key(|g| g.letter == "#");
+                PageData::Authors {
+                    letters,
+                    author_count: graph.authors.len(),
+                }
+            },
+        )
+    }
+
+    fn author_page(&self, id: AuthorId) -> PlannedPage {
+        let graph = self.graph;
+        let author = &graph.authors[id];
+        let profile = &self.profiles[id];
+        let (first, last) = author
+            .papers
+            .iter()
+            .map(|&p| graph.papers[p].year)
+            .fold((u16::MAX, 0), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        let years_active = match author.papers.len() {
+            0 => String::new(),
+            _ if first == last => first.to_string(),
+            _ => format!("{first}–{last}"),
+        };
+        let description = format!(
+            "{}: {} paper{}{}",
+            profile.name,
+            author.papers.len(),
+            if author.papers.len() == 1 { "" } else { "s" },
+            if years_active.is_empty() {
+                String::new()
+            } else {
+                format!(", {years_active}")
+            }
+        );
+        self.page(
+            &author_path(author),
+            "author.html",
+            profile.name.clone(),
+            description,
+            |linker| {
+                let mut subject_counts: BTreeMap<&str, usize> = BTreeMap::new();
+                for &p in &author.papers {
+                    for s in &graph.papers[p].subjects {
+                        *subject_counts.entry(s.as_str()).or_default() += 1;
+                    }
+                }
+                let mut subjects: Vec<SubjectLink> = subject_counts
+                    .into_iter()
+                    .map(|(code, n)| self.subject_link(code, n, linker))
+                    .collect();
+                subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
+                PageData::Author {
+                    name: profile.name.clone(),
+                    bio_html: profile.bio_html.clone(),
+                    affiliation: profile.affiliation.clone(),
+                    homepage: profile.homepage.clone(),
+                    orcid: profile.orcid.clone(),
+                    photo: profile.photo.as_ref().map(|photo| {
+                        if is_web_url(photo) {
+                            photo.clone()
+                        } else {
+                            linker.href(photo.trim_start_matches('/'))
+                        }
+                    }),
+                    paper_count: author.papers.len(),
+                    years_active,
+                    subjects,
+                    years: self.by_year(&author.papers, linker),
+                    coauthors: author
+                        .coauthors
+                        .iter()
+                        .map(|&(other, shared)| AuthorCount {
+                            name: self.profiles[other].name.clone(),
+                            href: linker.href(&author_path(&graph.authors[other])),
+                            count: shared,
+                        })
+                        .collect(),
+                }
+            },
+        )
+    }
+
+    fn paper_page(&self, id: PaperId) -> PlannedPage {
+        let graph = self.graph;
+        let paper = &graph.papers[id];
+        let description = paper
+            .abstract_text
+            .as_deref()
+            .map(|a| truncate_chars(a, 200))
+            .unwrap_or_else(|| format!("{} ({})", paper.title, paper.year));
+        self.page(
+            &paper_path(paper),
+            "paper.html",
+            paper.title.clone(),
+            description,
+            |linker| PageData::Paper {
+                title: paper.title.clone(),
+                year: paper.year,
+                year_href: linker.href(&year_path(paper.year)),
+                source: paper.source.clone(),
+                subjects: paper
+                    .subjects
+                    .iter()
+                    .map(|code| {
+                        self.subject_link(
+                            code,
+                            self.subjects.get(code.as_str()).map_or(0, Vec::len),
+                            linker,
+                        )
+                    })
+                    .collect(),
+                abstract_paragraphs: paper
+                    .abstract_text
+                    .as_deref()
+                    .map(|a| a.split("\n\n").map(str::to_string).collect())
+                    .unwrap_or_default(),
+                authors: paper
+                    .authors
+                    .iter()
+                    .map(|&a| self.author_link(a, linker))
+                    .collect(),
+                more_by: paper
+                    .authors
+                    .iter()
+                    .map(|&a| {
+                        let others: Vec<PaperId> = graph.authors[a]
+                            .papers
+                            .iter()
+                            .copied()
+                            .filter(|&p| p != id)
+                            .collect();
+                        MoreBy {
+                            author: self.author_link(a, linker),
+                            papers: others
+                                .iter()
+                                .take(MORE_PAPERS_PER_AUTHOR)
+                                .map(|&p| self.paper_item(p, linker))
+                                .collect(),
+                            total: others.len(),
+                        }
+                    })
+                    .filter(|m| m.total > 0)
+                    .collect(),
+            },
+        )
+    }
+
+    fn subjects_index(&self) -> PlannedPage {
+        self.page(
+            "subjects/",
+            "subjects.html",
+            "Subjects".into(),
+            format!("Papers in {} arXiv subjects", self.subjects.len()),
+            |linker| {
+                let mut groups: BTreeMap<String, Vec<SubjectLink>> = BTreeMap::new();
+                for (code, papers) in &self.subjects {
+                    let group = category_group(code).unwrap_or("Other").to_string();
+                    groups.entry(group).or_default().push(self.subject_link(
+                        code,
+                        papers.len(),
+                        linker,
+                    ));
+                }
+                let mut groups: Vec<SubjectGroup> = groups
+                    .into_iter()
+                    .map(|(name, subjects)| SubjectGroup { name, subjects })
+                    .collect();
+                groups.sort_by_key(|g| g.name == "Other");
+                PageData::Subjects { groups }
+            },
+        )
+    }
+
+    fn subject_page(&self, code: &str) -> PlannedPage {
+        let papers = &self.subjects[code];
+        let name = subject_name(code);
+        let title = if name == code {
+            code.to_string()
+        } else {
+            format!("{name} ({code})")
+        };
+        self.page(
+            &subject_path(code),
+            "subject.html",
+            title,
+            format!("{} papers in {name}", papers.len()),
+            |linker| PageData::Subject {
+                code: code.to_string(),
+                name: name.clone(),
+                paper_count: papers.len(),
+                years: self.by_year(papers, linker),
+            },
+        )
+    }
+
+    fn years_index(&self) -> PlannedPage {
+        self.page(
+            "years/",
+            "years.html",
+            "Years".into(),
+            "Papers by year".into(),
+            |linker| PageData::Years {
+                years: self
+                    .years
+                    .iter()
+                    .rev()
+                    .map(|(&year, papers)| YearLink {
+                        year,
+                        href: linker.href(&year_path(year)),
+                        count: papers.len(),
+                    })
+                    .collect(),
+            },
+        )
+    }
+
+    fn year_page(&self, year: u16) -> PlannedPage {
+        let papers = &self.years[&year];
+        self.page(
+            &year_path(year),
+            "year.html",
+            format!("Papers from {year}"),
+            format!("{} papers from {year}", papers.len()),
+            |linker| {
+                let link = |(&y, list): (&u16, &Vec<PaperId>)| YearLink {
+                    year: y,
+                    href: linker.href(&year_path(y)),
+                    count: list.len(),
+                };
+                PageData::Year {
+                    year,
+                    papers: papers.iter().map(|&p| self.paper_item(p, linker)).collect(),
+                    previous: self.years.range(..year).next_back().map(link),
+                    next: self.years.range(year + 1..).next().map(link),
+                }
+            },
+        )
+    }
+
+    fn extra_page(&self, page: &ExtraPage) -> PlannedPage {
+        let site_path = format!("{}/", page.slug);
+        self.page(
+            &site_path,
+            "page.html",
+            page.title.clone(),
+            page.description
+                .clone()
+                .unwrap_or_else(|| page.title.clone()),
+            |_| PageData::Extra {
+                body_html: page.body_html.clone(),
+            },
+        )
+    }
+
+    fn not_found(&self) -> PlannedPage {
+        let base_path = self
+            .config
+            .base_url
+            .as_deref()
+            .and_then(|url| url.find("://").map(|i| &url[i + 3..]))
+            .and_then(|rest| rest.find('/').map(|i| rest[i..].to_string()))
+            .unwrap_or_else(|| "/".to_string());
+        let linker = Linker::absolute(&base_path, self.pretty);
+        self.page_with(
+            "404.html",
+            "404.html".into(),
+            linker,
+            "404.html",
+            "Page not found".into(),
+            "This page does not exist.".into(),
+            |linker| PageData::NotFound {
+                authors_href: linker.href("authors/"),
+            },
+        )
+    }
+
+    /// Absolute URL (with base_url) or root-relative URL of a site path.
+    fn public_url(&self, site_path: &str) -> String {
+        match &self.config.base_url {
+            Some(base) => format!("{base}{site_path}"),
+            None => format!("/{site_path}"),
+        }
+    }
+
+    fn authors_json(&self) -> PlannedFile {
+        #[derive(Serialize)]
+        struct AuthorJson<'a> {
+            id: &'a str,
+            name: &'a str,
+            url: String,
+            papers: Vec<&'a str>,
+        }
+        let graph = self.graph;
+        let list: Vec<AuthorJson> = graph
+            .authors
+            .iter()
+            .enumerate()
+            .map(|(id, a)| AuthorJson {
+                id: &a.slug,
+                name: &self.profiles[id].name,
+                url: self.public_url(&author_path(a)),
+                papers: a
+                    .papers
+                    .iter()
+                    .map(|&p| graph.papers[p].slug.as_str())
+                    .collect(),
+            })
+            .collect();
+        json_file("data/authors.json", &list)
+    }
+
+    fn papers_json(&self) -> PlannedFile {
+        #[derive(Serialize)]
+        struct PaperJson<'a> {
+            id: &'a str,
+            title: &'a str,
+            year: u16,
+            source: &'a str,
+            subjects: &'a [String],
+            #[serde(rename = "abstract")]
+            abstract_text: Option<&'a str>,
+            authors: Vec<&'a str>,
+            url: String,
+        }
+        let graph = self.graph;
+        let list: Vec<PaperJson> = graph
+            .papers
+            .iter()
+            .map(|p| PaperJson {
+                id: &p.slug,
+                title: &p.title,
+                year: p.year,
+                source: &p.source,
+                subjects: &p.subjects,
+                abstract_text: p.abstract_text.as_deref(),
+                authors: p
+                    .authors
+                    .iter()
+                    .map(|&a| graph.authors[a].slug.as_str())
+                    .collect(),
+                url: self.public_url(&paper_path(p)),
+            })
+            .collect();
+        json_file("data/papers.json", &list)
+    }
+}
+
+fn json_file<T: Serialize>(path: &str, value: &T) -> PlannedFile {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    PlannedFile {
+        path: path.to_string(),
+        bytes,
+    }
+}
+
+/// Merges affiliation/homepage/ORCID/photo into a profile, checking URLs.
+#[allow(clippy::too_many_arguments)]
+fn apply(
+    profile: &mut Profile,
+    affiliation: &Option<String>,
+    homepage: &Option<String>,
+    orcid: &Option<String>,
+    photo: &Option<String>,
+    path: &std::path::Path,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if let Some(a) = affiliation {
+        profile.affiliation = Some(a.clone());
+    }
+    if let Some(url) = homepage {
+        if is_web_url(url) {
+            profile.homepage = Some(url.trim().to_string());
+        } else {
+            diagnostics.push(Diagnostic::warning(
+                format!(
+                    "{}: homepage `{url}` is not an http(s) URL; ignored",
+                    path.display()
+                ),
+                None,
+            ));
+        }
+    }
+    if let Some(id) = orcid {
+        let id = id.trim().trim_start_matches("https://orcid.org/");
+        if is_orcid(id) {
+            profile.orcid = Some(id.to_string());
+        } else {
+            diagnostics.push(Diagnostic::warning(
+                format!(
+                    "{}: `{id}` is not a valid ORCID iD; ignored",
+                    path.display()
+                ),
+                None,
+            ));
+        }
+    }
+    if let Some(p) = photo {
+        if is_safe_url(p) && !p.contains("..") {
+            profile.photo = Some(p.clone());
+        } else {
+            diagnostics.push(Diagnostic::warning(
+                format!(
+                    "{}: photo `{p}` is not a safe path or URL; ignored",
+                    path.display()
+                ),
+                None,
+            ));
+        }
+    }
+}
+
+/// Sort key for the A-Z index: transliterated family name (last word), then the rest.
+fn family_sort_key(name: &str) -> String {
+    let ascii = deunicode::deunicode(name).to_lowercase();
+    let mut words: Vec<&str> = ascii.split_whitespace().collect();
+    match words.pop() {
+        Some(last) => format!("{last} {}", words.join(" ")),
+        None => String::new(),
+    }
+}
+
+fn truncate_chars(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_relative_to_the_page() {
+        let deep = Linker::for_path("authors/x/", true);
+        assert_eq!(deep.href("papers/p/"), "../../papers/p/");
+        assert_eq!(deep.href(""), "../../");
+        let home = Linker::for_path("", true);
+        assert_eq!(home.href(""), "./");
+        assert_eq!(home.href("authors/"), "authors/");
+        let files = Linker::for_path("authors/x/", false);
+        assert_eq!(files.href("papers/p/"), "../../papers/p/index.html");
+        assert_eq!(files.href("style.css"), "../../style.css");
+        assert_eq!(Linker::for_path("", false).href(""), "index.html");
+        assert_eq!(
+            Linker::absolute("/lab/", true).href("authors/"),
+            "/lab/authors/"
+        );
+    }
+
+    #[test]
+    fn output_paths() {
+        assert_eq!(output_path(""), "index.html");
+        assert_eq!(output_path("authors/x/"), "authors/x/index.html");
+        assert_eq!(output_path("404.html"), "404.html");
+        assert_eq!(subject_path("cs.DC"), "subjects/cs.DC/");
+        assert_eq!(year_path(2026), "years/2026/");
+    }
+
+    #[test]
+    fn family_name_sorting() {
+        assert_eq!(family_sort_key("Zhongbo Zhu"), "zhu zhongbo");
+        assert_eq!(family_sort_key("Łukasz Nowak"), "nowak lukasz");
+        assert_eq!(family_sort_key(""), "");
+    }
+
+    #[test]
+    fn descriptions_are_cut_at_words() {
+        assert_eq!(truncate_chars("a  b\nc", 10), "a b c");
+        assert_eq!(truncate_chars("alpha beta gamma delta", 12), "alpha beta…");
+    }
+}

@@ -1,0 +1,169 @@
+//! Rendering: planned pages -> HTML, with Tera, in parallel.
+//!
+//! The default theme lives in `templates/` and is embedded in the binary, so an
+//! installed `profilegen` works on any folder; a site's own `templates/` overrides
+//! it file by file. Autoescaping is on for every template: input text can only
+//! reach a page escaped.
+
+use std::path::Path;
+
+use indicatif::{ParallelProgressIterator, ProgressBar};
+use rayon::prelude::*;
+use tera::{Context, Tera};
+
+use crate::diagnostics::Diagnostic;
+use crate::plan::{PlannedFile, PlannedPage};
+
+/// The default theme's templates, embedded at compile time: `(file name, source)`.
+pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../templates/base.html")),
+    (
+        "macros/paper_list.html",
+        include_str!("../templates/macros/paper_list.html"),
+    ),
+    ("index.html", include_str!("../templates/index.html")),
+    ("authors.html", include_str!("../templates/authors.html")),
+    ("author.html", include_str!("../templates/author.html")),
+    ("paper.html", include_str!("../templates/paper.html")),
+    ("subjects.html", include_str!("../templates/subjects.html")),
+    ("subject.html", include_str!("../templates/subject.html")),
+    ("years.html", include_str!("../templates/years.html")),
+    ("year.html", include_str!("../templates/year.html")),
+    ("page.html", include_str!("../templates/page.html")),
+    ("404.html", include_str!("../templates/404.html")),
+];
+
+/// The default theme's static files, embedded: `(path under the output, contents)`.
+pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
+    ("style.css", include_bytes!("../static/style.css")),
+    ("favicon.svg", include_bytes!("../static/favicon.svg")),
+];
+
+/// A Tera instance loaded with the theme.
+pub struct Renderer {
+    tera: Tera,
+}
+
+impl Renderer {
+    /// Loads the default templates, then `overrides` (`(file name, source)`, e.g. from a
+    /// site's `templates/`) on top. A template that does not parse is an error naming the
+    /// file, line and column.
+    pub fn new(overrides: &[(String, String)]) -> Result<Renderer, Diagnostic> {
+        let mut templates: Vec<(String, String)> = DEFAULT_TEMPLATES
+            .iter()
+            .filter(|(name, _)| !overrides.iter().any(|(o, _)| o == name))
+            .map(|(name, source)| (name.to_string(), source.to_string()))
+            .collect();
+        templates.extend(overrides.iter().cloned());
+        let mut tera = Tera::new();
+        tera.autoescape_on(vec![".html", ".xml"]);
+        tera.add_raw_templates(templates)
+            .map_err(|err| template_error("templates could not be loaded", &err))?;
+        Ok(Renderer { tera })
+    }
+
+    /// Renders one page.
+    pub fn render_page(&self, page: &PlannedPage) -> Result<PlannedFile, Diagnostic> {
+        let context = Context::from_serialize(&page.context).map_err(|err| {
+            template_error(
+                &format!("context of {} is not serializable", page.path),
+                &err,
+            )
+        })?;
+        let html = self.tera.render(page.template, &context).map_err(|err| {
+            template_error(
+                &format!(
+                    "rendering {} with template {} failed",
+                    page.path, page.template
+                ),
+                &err,
+            )
+        })?;
+        Ok(PlannedFile {
+            path: page.path.clone(),
+            bytes: html.into_bytes(),
+        })
+    }
+
+    /// Renders every page in parallel, in plan order. Returns every failure when any page
+    /// fails.
+    pub fn render_all(
+        &self,
+        pages: &[PlannedPage],
+        progress: &ProgressBar,
+    ) -> Result<Vec<PlannedFile>, Vec<Diagnostic>> {
+        let results: Vec<Result<PlannedFile, Diagnostic>> = pages
+            .par_iter()
+            .progress_with(progress.clone())
+            .map(|page| self.render_page(page))
+            .collect();
+        progress.finish_and_clear();
+        let mut files = Vec::with_capacity(results.len());
+        let mut errors = Vec::new();
+        for result in results {
+            match result {
+                Ok(file) => files.push(file),
+                Err(err) => {
+                    if errors.len() < 5 {
+                        errors.push(err);
+                    }
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(files)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+fn template_error(what: &str, err: &tera::Error) -> Diagnostic {
+    let mut detail = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        detail.push_str("\n  caused by: ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    Diagnostic::error(format!("{what}: {detail}"), None)
+}
+
+/// Reads a site's template overrides: every file under `dir`, named by its path
+/// relative to `dir` with `/` separators. A missing folder means no overrides.
+pub fn read_template_overrides(dir: &Path) -> Result<Vec<(String, String)>, Diagnostic> {
+    let mut overrides = Vec::new();
+    if !dir.is_dir() {
+        return Ok(overrides);
+    }
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|err| {
+            Diagnostic::error(
+                format!("cannot read templates folder {}: {err}", dir.display()),
+                None,
+            )
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let name = entry
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(entry.path())
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
+            continue;
+        }
+        let source = std::fs::read_to_string(entry.path()).map_err(|err| {
+            Diagnostic::error(
+                format!("cannot read template {}: {err}", entry.path().display()),
+                None,
+            )
+        })?;
+        overrides.push((name, source));
+    }
+    Ok(overrides)
+}

@@ -1,0 +1,559 @@
+//! The build pipeline, as `build` and `check` run it:
+//! load configuration -> read and parse record files -> read bios and pages -> link ->
+//! plan -> render -> collect static files -> write.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::config::{normalize_base_url, parse_config, SiteConfig, CONFIG_FILE};
+use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
+use crate::diagnostics::{Diagnostic, Location, Severity};
+use crate::graph::{link, SiteGraph};
+use crate::output::{write_output, WriteStats};
+use crate::plan::{plan_site, PlanInput, PlannedFile};
+use crate::records::{parse_record_file, RecordFile};
+use crate::render::{read_template_overrides, Renderer, DEFAULT_STATIC};
+use crate::slug::slugify;
+
+/// Where a site's parts live, relative to its root.
+pub const RECORDS_DIR: &str = "content/records";
+/// Author bios.
+pub const AUTHORS_DIR: &str = "content/authors";
+/// Extra pages.
+pub const PAGES_DIR: &str = "content/pages";
+/// Template overrides.
+pub const TEMPLATES_DIR: &str = "templates";
+/// Static files copied as they are.
+pub const STATIC_DIR: &str = "static";
+
+/// What to build and how.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The site root (holds `profilegen.yaml`, `content/`, ...).
+    pub root: PathBuf,
+    /// The output folder; `<root>/public` when `None`.
+    pub output: Option<PathBuf>,
+    /// Overrides the configured `base_url`.
+    pub base_url: Option<String>,
+    /// Fail on any diagnostic, warnings included.
+    pub strict: bool,
+    /// Write the output (false for `check`).
+    pub write: bool,
+    /// Show a progress bar on a terminal.
+    pub progress: bool,
+}
+
+impl BuildOptions {
+    /// Options for building the site at `root` into `<root>/public`.
+    pub fn new(root: impl Into<PathBuf>) -> BuildOptions {
+        BuildOptions {
+            root: root.into(),
+            output: None,
+            base_url: None,
+            strict: false,
+            write: true,
+            progress: false,
+        }
+    }
+
+    /// The output folder.
+    pub fn output_dir(&self) -> PathBuf {
+        self.output
+            .clone()
+            .unwrap_or_else(|| self.root.join("public"))
+    }
+}
+
+/// What a successful build did.
+#[derive(Debug)]
+pub struct BuildReport {
+    /// Number of authors.
+    pub authors: usize,
+    /// Number of papers.
+    pub papers: usize,
+    /// Papers listed by several authors.
+    pub shared_papers: usize,
+    /// Pages rendered.
+    pub pages: usize,
+    /// Output files in all (pages, data, static).
+    pub files: usize,
+    /// What writing did (all zero for `check`).
+    pub write: WriteStats,
+    /// Every diagnostic, in a stable order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Wall time.
+    pub duration: Duration,
+    /// The output folder.
+    pub output: PathBuf,
+}
+
+impl BuildReport {
+    /// The one-line summary printed at the end of a build.
+    pub fn summary(&self, verb: &str) -> String {
+        let (warnings, errors) = crate::diagnostics::count(&self.diagnostics);
+        let mut line = format!(
+            "{verb} {} author{}, {} paper{} ({} shared by several authors), {} pages",
+            self.authors,
+            plural(self.authors),
+            self.papers,
+            plural(self.papers),
+            self.shared_papers,
+            self.pages,
+        );
+        if verb == "Built" {
+            line.push_str(&format!(
+                "; {} files written, {} unchanged, {} removed",
+                self.write.written, self.write.unchanged, self.write.removed
+            ));
+        }
+        line.push_str(&format!(
+            "; {warnings} warning{}, {errors} error{} in {} ms",
+            plural(warnings),
+            plural(errors),
+            self.duration.as_millis()
+        ));
+        line
+    }
+}
+
+/// Why a build wrote nothing.
+#[derive(Debug)]
+pub struct BuildFailure {
+    /// One line: what failed.
+    pub reason: String,
+    /// Every diagnostic gathered, the fatal ones included.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Everything read from a site root, before linking.
+#[derive(Debug, Default)]
+pub struct SiteInput {
+    /// Configuration.
+    pub config: SiteConfig,
+    /// Parsed record files (the readable ones).
+    pub records: Vec<RecordFile>,
+    /// Author bios.
+    pub bios: Vec<Bio>,
+    /// Extra pages.
+    pub pages: Vec<ExtraPage>,
+    /// Template overrides from the site's `templates/`.
+    pub templates: Vec<(String, String)>,
+    /// Static files from the site's `static/`: `(relative path, bytes)`.
+    pub static_files: Vec<(String, Vec<u8>)>,
+    /// Diagnostics from reading and parsing.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Runs the whole pipeline. On success the output folder holds the new site; on failure
+/// nothing was written.
+pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
+    let started = Instant::now();
+    let output = options.output_dir();
+    let fail = |reason: String, diagnostics: Vec<Diagnostic>| BuildFailure {
+        reason,
+        diagnostics,
+    };
+
+    let mut input = read_site(&options.root).map_err(|d| fail(d.message.clone(), vec![d]))?;
+    if let Some(url) = &options.base_url {
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            let d = Diagnostic::error(
+                format!("--base-url `{url}` is not an absolute http(s) URL"),
+                None,
+            );
+            return Err(fail(d.message.clone(), vec![d]));
+        }
+        input.config.base_url = Some(normalize_base_url(url));
+    }
+    if options.write {
+        check_output_location(&options.root, &output).map_err(|d| {
+            let mut diagnostics = std::mem::take(&mut input.diagnostics);
+            diagnostics.push(d.clone());
+            fail(d.message, diagnostics)
+        })?;
+    }
+    let mut diagnostics = std::mem::take(&mut input.diagnostics);
+    if input.records.iter().all(|f| f.records.is_empty()) {
+        let d = Diagnostic::error(
+            format!(
+                "no readable record under {}",
+                options.root.join(RECORDS_DIR).display()
+            ),
+            None,
+        )
+        .with_note("add author record files (*.txt) to content/records/");
+        diagnostics.push(d.clone());
+        return Err(fail(d.message, diagnostics));
+    }
+
+    let graph = link(&input.records);
+    drop(std::mem::take(&mut input.records));
+    diagnostics.extend(graph.diagnostics.iter().cloned());
+    let plan = plan_site(&PlanInput {
+        graph: &graph,
+        config: &input.config,
+        bios: &input.bios,
+        pages: &input.pages,
+    });
+    diagnostics.extend(plan.diagnostics.iter().cloned());
+
+    let renderer = Renderer::new(&input.templates).map_err(|d| {
+        let mut all = diagnostics.clone();
+        all.push(d.clone());
+        fail("template error".into(), all)
+    })?;
+    let progress = progress_bar(options.progress, plan.pages.len() as u64);
+    let rendered = renderer
+        .render_all(&plan.pages, &progress)
+        .map_err(|errors| {
+            let mut all = diagnostics.clone();
+            all.extend(errors);
+            fail("template error".into(), all)
+        })?;
+
+    let mut files = rendered;
+    files.extend(plan.files.iter().cloned());
+    let generated: HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
+    let mut static_paths = HashSet::new();
+    for (path, bytes) in input
+        .static_files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .chain(DEFAULT_STATIC.iter().copied())
+    {
+        if !static_paths.insert(path.to_string()) {
+            continue; // The site's own file overrides the theme's.
+        }
+        if generated.contains(path) {
+            diagnostics.push(Diagnostic::warning(
+                format!("static/{path} has the same path as a generated page; the page wins"),
+                None,
+            ));
+            continue;
+        }
+        files.push(PlannedFile {
+            path: path.to_string(),
+            bytes: bytes.to_vec(),
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+
+    sort_diagnostics(&mut diagnostics);
+    if options.strict && !diagnostics.is_empty() {
+        let n = diagnostics.len();
+        return Err(fail(
+            format!("--strict: {n} diagnostic{}", plural(n)),
+            diagnostics,
+        ));
+    }
+    let write = if options.write {
+        write_output(&output, &files).map_err(|err| {
+            let mut all = diagnostics.clone();
+            all.push(Diagnostic::error(err.to_string(), None));
+            fail(err.to_string(), all)
+        })?
+    } else {
+        WriteStats::default()
+    };
+    Ok(BuildReport {
+        authors: graph.authors.len(),
+        papers: graph.papers.len(),
+        shared_papers: graph.shared_paper_count(),
+        pages: plan.pages.len(),
+        files: files.len(),
+        write,
+        diagnostics,
+        duration: started.elapsed(),
+        output,
+    })
+}
+
+/// Parses, links and plans without rendering: the graph of a site, for tools and tests.
+pub fn load_graph(root: &Path) -> Result<(SiteGraph, Vec<Diagnostic>), Diagnostic> {
+    let mut input = read_site(root)?;
+    let graph = link(&input.records);
+    let mut diagnostics = std::mem::take(&mut input.diagnostics);
+    diagnostics.extend(graph.diagnostics.iter().cloned());
+    Ok((graph, diagnostics))
+}
+
+/// Files first (by path, line, column), then file-less messages.
+fn sort_diagnostics(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
+        let key = |d: &Diagnostic| {
+            d.location
+                .as_ref()
+                .map(|l| (0, l.path.clone(), l.line, l.column))
+                .unwrap_or((1, PathBuf::new(), 0, 0))
+        };
+        key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
+    });
+}
+
+fn progress_bar(enabled: bool, len: u64) -> ProgressBar {
+    if !enabled || len < 2000 {
+        return ProgressBar::hidden();
+    }
+    // indicatif draws nothing when stderr is not a terminal.
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("Rendering {bar:40} {pos}/{len} pages") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Refuses output folders that would overwrite the site's own sources.
+fn check_output_location(root: &Path, output: &Path) -> Result<(), Diagnostic> {
+    let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let canonical_output = match fs::canonicalize(output) {
+        Ok(path) => path,
+        Err(_) => {
+            let parent = output
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            match fs::canonicalize(parent) {
+                Ok(p) => p.join(output.file_name().unwrap_or_default()),
+                Err(_) => return Ok(()),
+            }
+        }
+    };
+    let protected = [
+        canonical_root.clone(),
+        canonical_root.join("content"),
+        canonical_root.join(TEMPLATES_DIR),
+        canonical_root.join(STATIC_DIR),
+    ];
+    let clash = protected.iter().any(|p| {
+        p.starts_with(&canonical_output) || canonical_output.starts_with(p) && p != &canonical_root
+    });
+    if clash || canonical_output == canonical_root {
+        return Err(Diagnostic::error(
+            format!(
+                "output folder {} would overwrite the site's sources",
+                output.display()
+            ),
+            None,
+        )
+        .with_note(
+            "choose an output folder outside content/, templates/ and static/, such as public/",
+        ));
+    }
+    Ok(())
+}
+
+/// Reads everything under a site root: configuration (fatal if broken), record files,
+/// bios, pages, template overrides and static files.
+pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
+    let mut input = SiteInput::default();
+    let config_path = root.join(CONFIG_FILE);
+    match fs::read(&config_path) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes).map_err(|err| {
+                Diagnostic::error(format!("{CONFIG_FILE} is not valid UTF-8: {err}"), None)
+            })?;
+            input.config = parse_config(Path::new(CONFIG_FILE), &text)?;
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => {
+            return Err(Diagnostic::error(
+                format!("cannot read {}: {err}", config_path.display()),
+                None,
+            ))
+        }
+    }
+
+    let (records, mut diagnostics) = read_records(root);
+    input.records = records;
+    input.diagnostics.append(&mut diagnostics);
+
+    for (path, display, text) in read_markdown(root, AUTHORS_DIR, &mut input.diagnostics) {
+        let slug = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match parse_bio(&display, &slug, &text) {
+            Ok(bio) => input.bios.push(bio),
+            Err(d) => input.diagnostics.push(d.with_note("the bio is skipped")),
+        }
+    }
+    let mut page_slugs = HashSet::new();
+    for (path, display, text) in read_markdown(root, PAGES_DIR, &mut input.diagnostics) {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let slug = slugify(&stem, "page");
+        if !page_slugs.insert(slug.clone()) {
+            input.diagnostics.push(Diagnostic::warning(
+                format!(
+                    "page {} has the same URL /{slug}/ as another page; skipped",
+                    display.display()
+                ),
+                Some(Location::at_line(&display, 1, 1, "", 1)),
+            ));
+            continue;
+        }
+        match parse_page(&display, &slug, &text) {
+            Ok(page) => input.pages.push(page),
+            Err(d) => input.diagnostics.push(d.with_note("the page is skipped")),
+        }
+    }
+    input.templates = read_template_overrides(&root.join(TEMPLATES_DIR))?;
+    input.static_files = read_static(&root.join(STATIC_DIR), &mut input.diagnostics);
+    Ok(input)
+}
+
+/// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
+/// path.
+pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>) {
+    let dir = root.join(RECORDS_DIR);
+    let mut diagnostics = Vec::new();
+    let mut paths = Vec::new();
+    for entry in walkdir::WalkDir::new(&dir)
+        .follow_links(true)
+        .sort_by_file_name()
+    {
+        match entry {
+            Ok(entry) => {
+                let is_txt = entry.path().extension().is_some_and(|e| e == "txt");
+                let hidden = entry.file_name().to_string_lossy().starts_with('.');
+                if entry.file_type().is_file() && is_txt && !hidden {
+                    paths.push(entry.into_path());
+                }
+            }
+            Err(err)
+                if err
+                    .io_error()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+                    && err.depth() == 0 => {}
+            Err(err) => diagnostics.push(Diagnostic::error(
+                format!(
+                    "cannot read {}: {err}",
+                    err.path().unwrap_or(&dir).display()
+                ),
+                None,
+            )),
+        }
+    }
+    let parsed: Vec<(Option<RecordFile>, Vec<Diagnostic>)> = paths
+        .par_iter()
+        .map(|path| {
+            let display = path.strip_prefix(root).unwrap_or(path);
+            match fs::read(path) {
+                Ok(bytes) => parse_record_file(display, &bytes),
+                Err(err) => (
+                    None,
+                    vec![Diagnostic::error(
+                        format!("cannot read {}: {err}", display.display()),
+                        None,
+                    )],
+                ),
+            }
+        })
+        .collect();
+    let mut files = Vec::with_capacity(parsed.len());
+    for (file, mut diags) in parsed {
+        files.extend(file);
+        diagnostics.append(&mut diags);
+    }
+    (files, diagnostics)
+}
+
+/// `(path, path shown in diagnostics, text)` of every `*.md` directly under `<root>/<dir>`.
+fn read_markdown(
+    root: &Path,
+    dir: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<(PathBuf, PathBuf, String)> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(root.join(dir)) else {
+        return out;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md") && p.is_file())
+        .collect();
+    paths.sort();
+    for path in paths {
+        let display = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        match fs::read(&path).map(String::from_utf8) {
+            Ok(Ok(text)) => out.push((path, display, text)),
+            Ok(Err(err)) => {
+                let bytes = err.as_bytes();
+                let valid = err.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(bytes);
+                let valid_len = String::from_utf8_lossy(&bytes[..valid]).len();
+                diagnostics.push(Diagnostic::error(
+                    "file is not valid UTF-8; skipped",
+                    Some(Location::in_text(&display, &text, valid_len, 1)),
+                ));
+            }
+            Err(err) => diagnostics.push(Diagnostic::error(
+                format!("cannot read {}: {err}", display.display()),
+                None,
+            )),
+        }
+    }
+    out
+}
+
+/// Every file under `dir` as `(relative path with /, bytes)`, skipping hidden and editor
+/// temporary files and paths that are not safe output paths.
+fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    if !dir.is_dir() {
+        return files;
+    }
+    for entry in walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let relative: Vec<String> = entry
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(entry.path())
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let relative = relative.join("/");
+        let name = entry.file_name().to_string_lossy();
+        if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
+            continue;
+        }
+        if !crate::output::is_safe_relative_path(&relative) || relative == crate::output::MANIFEST {
+            continue;
+        }
+        match fs::read(entry.path()) {
+            Ok(bytes) => files.push((relative, bytes)),
+            Err(err) => diagnostics.push(Diagnostic::error(
+                format!("cannot read {}: {err}", entry.path().display()),
+                None,
+            )),
+        }
+    }
+    files
+}
+
+/// Exit status of a build or check.
+pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.severity == Severity::Error)
+}
