@@ -516,8 +516,8 @@ fn vocab() -> &'static Vocab {
 }
 
 const SMALL_WORDS: &[&str] = &[
-    "a", "an", "the", "of", "for", "with", "via", "in", "on", "and", "or", "under", "to", "from",
-    "by", "at", "as", "vs.",
+    "a", "an", "the", "of", "for", "with", "via", "in", "on", "and", "or", "under", "over", "to",
+    "from", "by", "at", "as", "vs.",
 ];
 
 const EVENT_KINDS: &[&str] = &["Workshop", "Challenge", "Competition", "Symposium"];
@@ -585,34 +585,27 @@ fn make_sys(rng: &mut Rng) -> String {
     }
 }
 
+/// Appends a noun phrase such as "sparse attention" or "robust cache eviction policy".
 fn push_np(rng: &mut Rng, out: &mut String) {
-    match rng.below(10) {
-        0..=3 => {
-            out.push_str(rng.pick(&vocab().adjectives));
-            out.push(' ');
-            out.push_str(rng.pick(&vocab().nouns));
-        }
-        4..=5 => {
-            out.push_str(rng.pick(&vocab().nouns));
-            out.push(' ');
-            out.push_str(rng.pick(&vocab().nouns));
-        }
-        6..=7 => {
-            out.push_str(rng.pick(&vocab().adjectives));
-            out.push(' ');
-            out.push_str(rng.pick(&vocab().nouns));
-            out.push(' ');
-            out.push_str(rng.pick(&vocab().nouns));
-        }
-        8 => out.push_str(rng.pick(&vocab().nouns)),
-        _ => {
-            out.push_str(rng.pick(&vocab().adjectives));
-            out.push(' ');
-            out.push_str(rng.pick(&vocab().adjectives));
-            out.push(' ');
-            out.push_str(rng.pick(&vocab().nouns));
+    let v = vocab();
+    let (adjectives, nouns) = match rng.below(10) {
+        0..=3 => (1, 1),
+        4..=5 => (0, 2),
+        6..=7 => (1, 2),
+        8 => (0, 1),
+        _ => (2, 1),
+    };
+    let mut words: Vec<&str> = Vec::with_capacity(3);
+    for (list, count) in [(&v.adjectives, adjectives), (&v.nouns, nouns)] {
+        let first = words.len();
+        while words.len() < first + count {
+            let word = rng.pick(list);
+            if !words.contains(&word) {
+                words.push(word);
+            }
         }
     }
+    out.push_str(&words.join(" "));
 }
 
 /// Appends `template` to `out` with its `{...}` placeholders filled in.
@@ -681,7 +674,8 @@ fn make_title(rng: &mut Rng, sys: &str, max_words: usize) -> String {
         let target = rng.range(6, max_words);
         let template = rng.pick(TITLE_TEMPLATES);
         let mut text = expand(rng, template, sys);
-        while word_count(&text) < target {
+        // A question is complete as it stands.
+        while word_count(&text) < target && !text.ends_with('?') {
             let tail = rng.pick(TITLE_TAILS);
             if !(tail.contains('{') || text.contains(tail)) {
                 text.push_str(tail);
@@ -689,7 +683,7 @@ fn make_title(rng: &mut Rng, sys: &str, max_words: usize) -> String {
                 expand_into(rng, tail, sys, &mut text);
             }
         }
-        if word_count(&text) <= max_words {
+        if (6..=max_words).contains(&word_count(&text)) {
             return title_case(&fix_articles(&text));
         }
     }
@@ -849,20 +843,22 @@ fn make_targets(seed: u64, papers: usize, authors: usize) -> Vec<usize> {
             t.clamp(1, papers)
         })
         .collect();
-    if authors > prolific + 1 {
+    // The last author lists exactly one paper, unless there are too few authors.
+    let single = authors > prolific + 1;
+    if single {
         targets[authors - 1] = 1;
     }
     let mut total: usize = targets.iter().sum();
     // Too few listings to cover every paper: top up round-robin (prolific ones last).
     let mut i = prolific;
     while total < papers {
-        if targets[i] < papers {
+        if targets[i] < papers && !(single && i == authors - 1) {
             targets[i] += 1;
             total += 1;
         }
         i = (i + 1) % authors;
     }
-    // Too many listings for 8 authors per paper: trim round-robin, largest first.
+    // Too many listings for 8 authors per paper: trim round-robin, prolific ones first.
     let mut i = 0;
     while total > papers * MAX_AUTHORS_PER_PAPER {
         if targets[i] > 1 {

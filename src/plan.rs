@@ -107,8 +107,8 @@ pub struct NavLink {
     pub title: String,
     /// Link.
     pub href: String,
-    /// Whether this entry is the current page (or its section).
-    pub current: bool,
+    /// `aria-current` value: `page` on the entry's own page, `true` inside its section.
+    pub current: Option<&'static str>,
 }
 
 /// A link to an author.
@@ -639,16 +639,20 @@ impl<'a> Planner<'a> {
         .map(|(title, path)| NavLink {
             title: title.to_string(),
             href: linker.href(path),
-            current: !section.is_empty()
-                && path.starts_with(section)
-                && path[section.len()..].starts_with('/'),
+            current: if site_path == path {
+                Some("page")
+            } else if !section.is_empty() && path.strip_prefix(section) == Some("/") {
+                Some("true")
+            } else {
+                None
+            },
         })
         .collect::<Vec<_>>();
         for page in &self.extra_pages {
             nav.push(NavLink {
                 title: page.title.clone(),
                 href: linker.href(&format!("{}/", page.slug)),
-                current: section == page.slug,
+                current: (section == page.slug).then_some("page"),
             });
         }
         PageFrame {
