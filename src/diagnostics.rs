@@ -84,7 +84,7 @@ pub struct Diagnostic {
     /// What is wrong, in one sentence.
     pub message: String,
     /// Where, when the message is about a place in a file.
-    pub location: Option<Location>,
+    pub location: Option<Box<Location>>,
     /// An optional extra line: what profilegen did about it, or how to fix it.
     pub note: Option<String>,
 }
@@ -95,7 +95,7 @@ impl Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
             message: message.into(),
-            location,
+            location: location.map(Box::new),
             note: None,
         }
     }
@@ -105,7 +105,7 @@ impl Diagnostic {
         Diagnostic {
             severity: Severity::Error,
             message: message.into(),
-            location,
+            location: location.map(Box::new),
             note: None,
         }
     }

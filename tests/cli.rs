@@ -1,0 +1,375 @@
+//! The command line end to end: exit codes, diagnostics, escaping, strictness, init.
+
+mod common;
+
+use common::{record_file, Site};
+
+#[test]
+fn build_summary_counts_the_site() {
+    let site = Site::seeds();
+    let run = site.build();
+    let summary = run.stderr.lines().last().unwrap();
+    assert!(
+        summary.starts_with("Built 3 authors, 13 papers (2 shared by several authors), 34 pages;"),
+        "{summary}"
+    );
+    assert!(summary.contains("0 warnings, 0 errors in "), "{summary}");
+    // A second build changes nothing on disk.
+    let again = site.build();
+    assert!(again.stderr.contains("0 files written"), "{}", again.stderr);
+}
+
+#[test]
+fn invalid_utf8_and_truncated_record_beside_good_files() {
+    let site = Site::seeds();
+    let mut bad =
+        record_file("Broken Encoding", &[(2020, "Good Title", "Fine.", "cs.LG")]).into_bytes();
+    let at = bad.windows(4).position(|w| w == b"Good").unwrap();
+    bad.insert(at + 1, 0xC3); // a lone UTF-8 lead byte
+    site.file("content/records/bad_utf8.txt", bad);
+    let truncated = record_file(
+        "Cut Short",
+        &[
+            (2021, "Whole Paper", "Whole.", "cs.AI"),
+            (2022, "Cut Paper", "This abstract stops", "cs.AI"),
+        ],
+    );
+    let cut = truncated.find("This abstract stops").unwrap() + "This abstract stops".len();
+    site.file("content/records/truncated.txt", &truncated[..cut]);
+
+    let run = site.run(&["build"]);
+    assert_eq!(
+        run.code, 0,
+        "warnings and record errors do not fail the build:\n{}",
+        run.stderr
+    );
+    let err = &run.stderr;
+    // Invalid UTF-8: file, line, column, and the line shown.
+    assert!(err.contains("error: file is not valid UTF-8"), "{err}");
+    assert!(err.contains("content/records/bad_utf8.txt:11:2"), "{err}");
+    assert!(err.contains("G\u{FFFD}ood Title"), "{err}");
+    // Truncated record: named with its line.
+    assert!(
+        err.contains("record `Cut Paper` ends without its subject block (truncated file?)"),
+        "{err}"
+    );
+    assert!(err.contains("content/records/truncated.txt:17:1"), "{err}");
+    assert!(err.contains("arXiv2022"), "{err}");
+    // Good files still built, and the readable records of the bad ones too.
+    assert!(site
+        .public()
+        .join("authors/zhongbo-zhu/index.html")
+        .exists());
+    assert!(site.public().join("authors/cut-short/index.html").exists());
+    assert!(site
+        .public()
+        .join("papers/whole-paper-2021/index.html")
+        .exists());
+    assert!(site
+        .public()
+        .join("papers/cut-paper-2022/index.html")
+        .exists());
+    assert!(site
+        .output("authors/broken-encoding/index.html")
+        .contains("G\u{FFFD}ood Title"));
+    // `check` reports the same and fails because there are errors.
+    let check = site.run(&["check"]);
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(check.stderr.contains("bad_utf8.txt:11:2"));
+}
+
+#[test]
+fn strict_fails_on_any_diagnostic_and_writes_nothing() {
+    let site = Site::seeds();
+    let text =
+        common::seed("000_bba791200e6c06d7.txt").replace("3 recordsLinked", "4 recordsLinked");
+    site.file("content/records/000_bba791200e6c06d7.txt", text);
+    let run = site.run(&["build", "--strict"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("header declares 4 records, but the file has 3"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("000_bba791200e6c06d7.txt:7:1"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("nothing was written"));
+    assert!(!site.public().exists());
+    // Without --strict it builds, with the warning.
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("1 warning, 0 errors"), "{}", run.stderr);
+    assert_eq!(site.run(&["check"]).code, 0);
+    assert_eq!(site.run(&["check", "--strict"]).code, 1);
+}
+
+#[test]
+fn injected_markup_comes_out_escaped_everywhere() {
+    let site = Site::new();
+    site.file(
+        "content/records/x.txt",
+        record_file(
+            "Mallory <img src=x onerror=alert(1)>",
+            &[(
+                2024,
+                "<script>alert('t')</script> & \"Quotes\"",
+                "Abstract </p><script>alert(2)</script> a<b && c>d",
+                "cs.CR",
+            )],
+        ),
+    );
+    site.build();
+    let files = site.output_tree();
+    let mut pages = 0;
+    for (path, bytes) in &files {
+        let text = String::from_utf8_lossy(bytes);
+        if path.ends_with(".html") {
+            pages += 1;
+            assert!(!text.contains("<script>alert"), "{path} has live script");
+            assert!(!text.contains("<img src=x"), "{path} has live img");
+        }
+    }
+    assert!(pages > 5);
+    let paper = files
+        .iter()
+        .find(|(p, _)| p.starts_with("papers/") && p.ends_with("index.html"))
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .unwrap();
+    assert!(
+        paper.contains(
+            "&lt;script&gt;alert(&#x27;t&#x27;)&lt;&#x2F;script&gt; &amp; &quot;Quotes&quot;"
+        ) || paper
+            .contains("&lt;script&gt;alert(&#39;t&#39;)&lt;/script&gt; &amp; &quot;Quotes&quot;"),
+        "{paper}"
+    );
+    assert!(paper.contains("a&lt;b &amp;&amp; c&gt;d"), "{paper}");
+    // JSON keeps the text as text.
+    let papers: serde_json::Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    assert_eq!(
+        papers[0]["title"],
+        "<script>alert('t')</script> & \"Quotes\""
+    );
+}
+
+#[test]
+fn fatal_errors_exit_1_and_keep_the_previous_site_whole() {
+    let site = Site::seeds();
+    site.build();
+    let before = site.output_tree();
+    // A config with an unknown key.
+    site.file("profilegen.yaml", "title: Lab\ntitel: typo\n");
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("unknown field `titel`"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("profilegen.yaml:2:1"), "{}", run.stderr);
+    assert_eq!(site.output_tree(), before, "failed build wrote nothing");
+    // A template that does not parse.
+    site.file("profilegen.yaml", "title: Lab\n");
+    site.file(
+        "templates/author.html",
+        "{% extends \"base.html\" %}{% block content %}{{ name {% endblock content %}",
+    );
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("author.html"), "{}", run.stderr);
+    assert_eq!(site.output_tree(), before);
+    // A template that fails while rendering.
+    site.file("templates/author.html", "{% extends \"base.html\" %}{% block content %}{{ no_such_variable.field }}{% endblock content %}");
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("rendering authors/"), "{}", run.stderr);
+    assert_eq!(site.output_tree(), before);
+}
+
+#[test]
+fn no_readable_record_is_fatal() {
+    let site = Site::new();
+    site.file("content/records/empty.txt", "");
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("file is empty"), "{}", run.stderr);
+    assert!(run.stderr.contains("no readable record"), "{}", run.stderr);
+    let run = Site::new().run(&["build"]);
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn template_override_by_file_name() {
+    let site = Site::seeds();
+    site.file(
+        "templates/paper.html",
+        "{% extends \"base.html\" %}{% block content %}<h1 class=\"custom\">{{ title }}</h1>{% endblock content %}",
+    );
+    site.file("static/extra.txt", "copied as is");
+    site.build();
+    let megatron = site.output(
+        "papers/scalable-training-of-mixture-of-experts-models-with-megatron-core-2026/index.html",
+    );
+    assert!(
+        megatron.contains("<h1 class=\"custom\">Scalable Training"),
+        "{megatron}"
+    );
+    assert!(
+        site.output("authors/zhongbo-zhu/index.html")
+            .contains("Co-authors"),
+        "others keep the default"
+    );
+    assert_eq!(site.output("extra.txt"), "copied as is");
+}
+
+#[test]
+fn config_bios_and_pages() {
+    let site = Site::seeds();
+    site.file(
+        "profilegen.yaml",
+        "title: Systems Lab\ndescription: Papers of the lab\nbase_url: https://lab.example.org/group\nauthors:\n  shunkang-zhang:\n    affiliation: Somewhere University\n",
+    );
+    site.file(
+        "content/authors/zhongbo-zhu.md",
+        "---\naffiliation: NVIDIA\nhomepage: https://example.org/zhu\norcid: 0000-0002-1825-0097\n---\nWorks on **training at scale**. <script>alert(1)</script>\n",
+    );
+    site.file(
+        "content/pages/about.md",
+        "---\ntitle: About the lab\n---\nWe build *systems*.\n",
+    );
+    site.file("content/authors/nobody.md", "Nobody.");
+    let run = site.build();
+    assert!(
+        run.stderr
+            .contains("bio `content/authors/nobody.md` matches no author"),
+        "{}",
+        run.stderr
+    );
+    let zhu = site.output("authors/zhongbo-zhu/index.html");
+    assert!(zhu.contains("<p class=\"affiliation\">NVIDIA</p>"));
+    assert!(zhu.contains("<strong>training at scale</strong>"));
+    assert!(
+        zhu.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{zhu}"
+    );
+    assert!(zhu.contains("href=\"https://orcid.org/0000-0002-1825-0097\""));
+    assert!(zhu.contains("<title>Zhongbo Zhu · Systems Lab</title>"));
+    // base_url set: pretty directory links.
+    assert!(
+        zhu.contains("href=\"../../authors/shunkang-zhang/\""),
+        "{zhu}"
+    );
+    assert!(site
+        .output("authors/shunkang-zhang/index.html")
+        .contains("Somewhere University"));
+    let about = site.output("about/index.html");
+    assert!(about.contains("<h1>About the lab</h1>"));
+    assert!(about.contains("<em>systems</em>"));
+    assert!(
+        zhu.contains(">About the lab</a>"),
+        "navigation links the page"
+    );
+    let authors: serde_json::Value =
+        serde_json::from_str(&site.output("data/authors.json")).unwrap();
+    assert_eq!(
+        authors[2]["url"],
+        "https://lab.example.org/group/authors/zhongbo-zhu/"
+    );
+    assert!(site.output("404.html").contains("href=\"/group/authors/\""));
+}
+
+#[test]
+fn output_folder_may_not_overwrite_sources() {
+    let site = Site::seeds();
+    for output in [".", "content", "content/records/out"] {
+        let run = site.run(&["build", "--output", output]);
+        assert_eq!(run.code, 1, "--output {output}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("would overwrite the site's sources"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert_eq!(site.run(&["build", "--output", "elsewhere/site"]).code, 0);
+}
+
+#[test]
+fn removed_record_file_removes_its_pages() {
+    let site = Site::seeds();
+    site.build();
+    assert!(site
+        .public()
+        .join("authors/bor-yiing-su/index.html")
+        .exists());
+    site.remove("content/records/004_319f2dba6a6eb82d.txt");
+    let run = site.build();
+    assert!(
+        !site.public().join("authors/bor-yiing-su").exists(),
+        "{}",
+        run.stderr
+    );
+    assert!(!site
+        .public()
+        .join("papers/llama-nemotron-efficient-reasoning-models-2025")
+        .exists());
+    assert!(
+        site.public()
+            .join("papers/pretraining-large-language-models-with-nvfp4-2026/index.html")
+            .exists(),
+        "still listed by Zhu"
+    );
+}
+
+#[test]
+fn init_creates_a_site_that_builds() {
+    let site = Site::new();
+    let run = site.run(&["init", "newsite"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let readme = std::fs::read_to_string(site.root().join("newsite/README.md")).unwrap();
+    assert!(
+        readme.contains("templates/"),
+        "README explains overriding templates"
+    );
+    let run = site.run(&["build", "--root", "newsite", "--strict"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(site
+        .root()
+        .join("newsite/public/authors/ada-lovelace/index.html")
+        .exists());
+    let again = site.run(&["init", "newsite"]);
+    assert_eq!(again.code, 1, "refuses a non-empty folder");
+}
+
+#[test]
+fn help_on_every_command_and_usage_errors() {
+    let site = Site::new();
+    for args in [
+        &["--help"][..],
+        &["build", "--help"],
+        &["check", "--help"],
+        &["init", "--help"],
+    ] {
+        let run = site.run(args);
+        assert_eq!(run.code, 0, "{args:?}");
+        assert!(
+            run.stdout.contains("Usage: profilegen"),
+            "{args:?}: {}",
+            run.stdout
+        );
+    }
+    assert!(site.run(&["build", "--help"]).stdout.contains("--strict"));
+    assert_eq!(site.run(&["build", "--no-such-flag"]).code, 2);
+    assert_eq!(site.run(&[]).code, 2);
+}
+
+#[test]
+fn quiet_prints_nothing_on_success() {
+    let site = Site::seeds();
+    let run = site.run(&["build", "--quiet"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.stdout, "");
+}

@@ -1,0 +1,166 @@
+//! A small chainable harness: lay out a fixture site in a temporary folder, run the
+//! real `profilegen` binary on it, and look at what it printed and wrote.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tempfile::TempDir;
+
+/// A seed record file from the example site.
+pub fn seed(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("content/records")
+        .join(name);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A record file with one author and the given records `(year, title, abstract, subject)`.
+pub fn record_file(name: &str, records: &[(u16, &str, &str, &str)]) -> String {
+    let mut text = format!(
+        "arXiv subjects\n\n{name}\n\nPublications and source records attributed to {name}.\n\n{} record{}Linked to original sources",
+        records.len(),
+        if records.len() == 1 { "" } else { "s" }
+    );
+    for (year, title, abstract_text, subject) in records {
+        text.push_str(&format!("\n\narXiv{year}\n\n{title}\n\n"));
+        if !abstract_text.is_empty() {
+            text.push_str(abstract_text);
+            text.push_str("\n\n");
+        }
+        text.push_str(&format!("{subject}\u{2197}"));
+    }
+    text
+}
+
+/// A fixture site in a temporary folder.
+pub struct Site {
+    dir: TempDir,
+}
+
+/// What a run printed and returned.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Site {
+    /// An empty site.
+    pub fn new() -> Site {
+        Site {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// A site holding the three seed record files.
+    pub fn seeds() -> Site {
+        let site = Site::new();
+        for name in [
+            "000_bba791200e6c06d7.txt",
+            "002_47da8d48adb540e8.txt",
+            "004_319f2dba6a6eb82d.txt",
+        ] {
+            site.file(&format!("content/records/{name}"), seed(name));
+        }
+        site
+    }
+
+    /// Writes a file (text) under the site root.
+    pub fn file(&self, path: &str, text: impl AsRef<[u8]>) -> &Site {
+        let full = self.root().join(path);
+        fs::create_dir_all(full.parent().unwrap()).unwrap();
+        fs::write(full, text).unwrap();
+        self
+    }
+
+    /// Removes a file under the site root.
+    pub fn remove(&self, path: &str) -> &Site {
+        fs::remove_file(self.root().join(path)).unwrap();
+        self
+    }
+
+    /// The site root.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The default output folder.
+    pub fn public(&self) -> PathBuf {
+        self.root().join("public")
+    }
+
+    /// Runs `profilegen ARGS` in the site root.
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_with_env(args, &[])
+    }
+
+    /// Runs `profilegen ARGS` in the site root with extra environment variables.
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_profilegen"));
+        command.args(args).current_dir(self.root());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = command.output().expect("run profilegen");
+        Run {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+
+    /// `profilegen build`, asserting success.
+    pub fn build(&self) -> Run {
+        let run = self.run(&["build"]);
+        assert_eq!(run.code, 0, "build failed:\n{}", run.stderr);
+        run
+    }
+
+    /// Reads an output file.
+    pub fn output(&self, path: &str) -> String {
+        let full = self.public().join(path);
+        fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
+    }
+
+    /// Every output file, relative path -> bytes, sorted.
+    pub fn output_tree(&self) -> Vec<(String, Vec<u8>)> {
+        tree(&self.public())
+    }
+}
+
+/// Every file under `dir`, relative path (with /) -> bytes, sorted.
+pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            files.push((rel, fs::read(entry.path()).unwrap()));
+        }
+    }
+    files
+}
+
+/// Paths of pages one level below a section: `<section>/<slug>/index.html`.
+pub fn pages_in(files: &[(String, Vec<u8>)], section: &str) -> Vec<String> {
+    files
+        .iter()
+        .map(|(p, _)| p.clone())
+        .filter(|p| {
+            let parts: Vec<&str> = p.split('/').collect();
+            parts.len() == 3 && parts[0] == section && parts[2] == "index.html"
+        })
+        .collect()
+}

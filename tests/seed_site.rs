@@ -1,0 +1,215 @@
+//! End to end on the three seed record files: the example site.
+
+mod common;
+
+use common::{pages_in, Site};
+
+const MEGATRON: &str =
+    "papers/scalable-training-of-mixture-of-experts-models-with-megatron-core-2026/index.html";
+
+fn built() -> Site {
+    let site = Site::seeds();
+    site.build();
+    site
+}
+
+#[test]
+fn seed_site_has_3_author_pages_and_13_paper_pages() {
+    let site = built();
+    let files = site.output_tree();
+    let authors = pages_in(&files, "authors");
+    let papers = pages_in(&files, "papers");
+    assert_eq!(
+        authors,
+        [
+            "authors/bor-yiing-su/index.html",
+            "authors/shunkang-zhang/index.html",
+            "authors/zhongbo-zhu/index.html"
+        ]
+    );
+    assert_eq!(papers.len(), 13, "{papers:#?}");
+    for page in [
+        "index.html",
+        "404.html",
+        "authors/index.html",
+        "subjects/index.html",
+        "subjects/cs.DC/index.html",
+        "subjects/eess.SY/index.html",
+        "years/index.html",
+        "years/2019/index.html",
+        "style.css",
+        "data/authors.json",
+        "data/papers.json",
+    ] {
+        assert!(files.iter().any(|(p, _)| p == page), "missing {page}");
+    }
+}
+
+#[test]
+fn megatron_is_one_page_linking_both_authors_and_both_link_it() {
+    let site = built();
+    let page = site.output(MEGATRON);
+    assert!(
+        page.contains("<h1>Scalable Training of Mixture-of-Experts Models with Megatron Core</h1>")
+    );
+    assert!(page.contains(r#"href="../../authors/zhongbo-zhu/index.html">Zhongbo Zhu</a>"#));
+    assert!(page.contains(r#"href="../../authors/shunkang-zhang/index.html">Shunkang Zhang</a>"#));
+    assert!(
+        !page.contains("Bor-Yiing Su</a>, "),
+        "Su is not an author of this paper's byline"
+    );
+    assert!(page.contains("Distributed, Parallel, and Cluster Computing"));
+    for author in ["zhongbo-zhu", "shunkang-zhang"] {
+        let author_page = site.output(&format!("authors/{author}/index.html"));
+        assert!(
+            author_page.contains(
+                r#"href="../../papers/scalable-training-of-mixture-of-experts-models-with-megatron-core-2026/index.html""#
+            ),
+            "{author} does not link the Megatron paper"
+        );
+    }
+    let su = site.output("authors/bor-yiing-su/index.html");
+    assert!(!su.contains("megatron-core"));
+}
+
+#[test]
+fn zhu_links_both_coauthors_with_shared_counts() {
+    let site = built();
+    let page = site.output("authors/zhongbo-zhu/index.html");
+    let coauthors = &page[page.find("Co-authors</h2>").expect("co-author section")..];
+    let coauthors = &coauthors[..coauthors.find("</section>").unwrap()];
+    assert!(coauthors.contains(r#"<a href="../../authors/bor-yiing-su/index.html">Bor-Yiing Su</a> <span class="count">1 shared paper</span>"#), "{coauthors}");
+    assert!(coauthors.contains(r#"<a href="../../authors/shunkang-zhang/index.html">Shunkang Zhang</a> <span class="count">1 shared paper</span>"#), "{coauthors}");
+    assert!(page.contains("3 papers · active 2021–2026"));
+    // Su and Zhang share nothing.
+    let su = site.output("authors/bor-yiing-su/index.html");
+    assert!(su.contains("Zhongbo Zhu</a>"));
+    assert!(!su.contains("Shunkang Zhang</a>"));
+}
+
+#[test]
+fn data_files_describe_the_graph() {
+    let site = built();
+    let authors: serde_json::Value =
+        serde_json::from_str(&site.output("data/authors.json")).unwrap();
+    let papers: serde_json::Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let authors = authors.as_array().unwrap();
+    let papers = papers.as_array().unwrap();
+    assert_eq!(authors.len(), 3);
+    assert_eq!(papers.len(), 13);
+    let zhu = authors.iter().find(|a| a["id"] == "zhongbo-zhu").unwrap();
+    assert_eq!(zhu["name"], "Zhongbo Zhu");
+    assert_eq!(zhu["url"], "/authors/zhongbo-zhu/");
+    assert_eq!(zhu["papers"].as_array().unwrap().len(), 3);
+    let megatron = papers
+        .iter()
+        .find(|p| {
+            p["id"] == "scalable-training-of-mixture-of-experts-models-with-megatron-core-2026"
+        })
+        .unwrap();
+    assert_eq!(megatron["year"], 2026);
+    assert_eq!(megatron["source"], "arXiv");
+    assert_eq!(megatron["subjects"], serde_json::json!(["cs.DC"]));
+    assert_eq!(
+        megatron["authors"],
+        serde_json::json!(["zhongbo-zhu", "shunkang-zhang"])
+    );
+    assert!(megatron["abstract"]
+        .as_str()
+        .unwrap()
+        .starts_with("Scaling Mixture-of-Experts (MoE)"));
+    // Every paper id a data file names exists, both ways.
+    for author in authors {
+        for id in author["papers"].as_array().unwrap() {
+            let paper = papers
+                .iter()
+                .find(|p| &p["id"] == id)
+                .expect("paper exists");
+            assert!(paper["authors"].as_array().unwrap().contains(&author["id"]));
+        }
+    }
+}
+
+#[test]
+fn every_internal_link_resolves() {
+    let site = built();
+    let files = site.output_tree();
+    let names: std::collections::HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let mut checked = 0;
+    for (path, bytes) in files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".html") && p != "404.html")
+    {
+        let html = String::from_utf8_lossy(bytes);
+        let dir = std::path::Path::new(path).parent().unwrap().to_path_buf();
+        for part in html
+            .split(" href=\"")
+            .skip(1)
+            .chain(html.split(" src=\"").skip(1))
+        {
+            let target = &part[..part.find('"').unwrap()];
+            if target.starts_with("http")
+                || target.starts_with('#')
+                || target.starts_with("mailto:")
+            {
+                continue;
+            }
+            let target = target.split('#').next().unwrap();
+            let mut resolved = dir.clone();
+            for segment in target.split('/') {
+                match segment {
+                    ".." => {
+                        resolved.pop();
+                    }
+                    "." | "" => {}
+                    s => resolved.push(s),
+                }
+            }
+            let resolved = resolved.to_string_lossy().replace('\\', "/");
+            let resolved = if target.ends_with('/') || target.is_empty() {
+                format!("{resolved}/index.html")
+                    .trim_start_matches('/')
+                    .to_string()
+            } else {
+                resolved
+            };
+            assert!(
+                names.contains(resolved.as_str()),
+                "{path}: broken link {target} -> {resolved}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "only {checked} links checked");
+}
+
+#[test]
+fn output_is_identical_across_runs_and_thread_counts() {
+    let site = Site::seeds();
+    let one = site.run_with_env(
+        &["build", "--output", "out1"],
+        &[("RAYON_NUM_THREADS", "1")],
+    );
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    let many = site.run_with_env(
+        &["build", "--output", "out8"],
+        &[("RAYON_NUM_THREADS", "8")],
+    );
+    assert_eq!(many.code, 0, "{}", many.stderr);
+    let a = common::tree(&site.root().join("out1"));
+    let b = common::tree(&site.root().join("out8"));
+    assert!(a.len() > 30);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn snapshot_of_the_rendered_seed_site() {
+    let site = built();
+    for (path, bytes) in site.output_tree() {
+        if path.ends_with(".css") || path.ends_with(".svg") {
+            continue;
+        }
+        let name = path.replace(['/', '.'], "_");
+        insta::assert_snapshot!(name, String::from_utf8(bytes).unwrap());
+    }
+}
