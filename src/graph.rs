@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Location};
-use crate::normalize::{name_key, stable_hash, text_key};
+use crate::normalize::{name_key, stable_hash, text_key, text_key_hash};
 use crate::records::RecordFile;
 use crate::slug::slugify;
 
@@ -125,8 +125,8 @@ impl SiteGraph {
 
 /// A paper being assembled from its copies.
 struct PaperGroup {
-    title_key: String,
-    abstract_key: Option<String>,
+    title_key: u64,
+    abstract_key: Option<u64>,
     copies: Vec<Copy>,
 }
 
@@ -181,27 +181,33 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
         }
     }
 
-    // Identity keys, computed in parallel: normalization is the costly part.
-    let keys: Vec<Vec<(String, Option<String>)>> = files
+    // Identity keys (hashes of the normalized texts), computed in parallel:
+    // normalization is the costly part.
+    let keys: Vec<Vec<(u64, Option<u64>)>> = files
         .par_iter()
         .map(|file| {
             file.records
                 .iter()
-                .map(|r| (text_key(&r.title), r.abstract_text.as_deref().map(text_key)))
+                .map(|r| {
+                    (
+                        text_key_hash(&r.title),
+                        r.abstract_text.as_deref().map(text_key_hash),
+                    )
+                })
                 .collect()
         })
         .collect();
 
     // Papers: group records.
     let mut groups: Vec<PaperGroup> = Vec::new();
-    let mut buckets: HashMap<(String, u16), Vec<usize>> = HashMap::new();
+    let mut buckets: HashMap<(u64, u16), Vec<usize>> = HashMap::new();
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
-            let (title_key, abstract_key) = &keys[file_index][record_index];
-            let bucket = buckets.entry((title_key.clone(), record.year)).or_default();
+            let (title_key, abstract_key) = keys[file_index][record_index];
+            let bucket = buckets.entry((title_key, record.year)).or_default();
             let joined = bucket.iter().copied().find(|&g| {
                 let group = &groups[g];
-                let compatible = match (&group.abstract_key, abstract_key) {
+                let compatible = match (group.abstract_key, abstract_key) {
                     (Some(a), Some(b)) => a == b,
                     _ => true,
                 };
@@ -216,15 +222,15 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
                 Some(g) => {
                     let group = &mut groups[g];
                     if group.abstract_key.is_none() {
-                        group.abstract_key = abstract_key.clone();
+                        group.abstract_key = abstract_key;
                     }
                     group.copies.push(copy);
                 }
                 None => {
                     bucket.push(groups.len());
                     groups.push(PaperGroup {
-                        title_key: title_key.clone(),
-                        abstract_key: abstract_key.clone(),
+                        title_key,
+                        abstract_key,
                         copies: vec![copy],
                     });
                 }
@@ -250,11 +256,7 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
                 let first = &g.copies[0];
                 let record = &files[first.file].records[first.record];
                 let base = format!("{}-{}", slugify(&record.title, "paper"), record.year);
-                let key = format!(
-                    "{}\u{0}{}",
-                    g.abstract_key.as_deref().unwrap_or(""),
-                    g.title_key
-                );
+                let key = format!("{:016x}-{:016x}", g.abstract_key.unwrap_or(0), g.title_key);
                 (base, key)
             })
             .collect(),
@@ -270,38 +272,44 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
     let mut paper_order: Vec<usize> = (0..groups.len()).collect();
     paper_order.sort_by(|&a, &b| paper_slugs[a].cmp(&paper_slugs[b]));
 
-    let mut merge_notes = Vec::new();
-    let mut papers = Vec::with_capacity(groups.len());
-    for (paper_id, &g) in paper_order.iter().enumerate() {
-        let group = &groups[g];
-        let copies: Vec<&crate::records::Record> = group
-            .copies
-            .iter()
-            .map(|c| &files[c.file].records[c.record])
-            .collect();
-        let first = copies[0];
-        let mut authors: Vec<AuthorId> = Vec::new();
-        for copy in &group.copies {
-            let id = author_id[copy.author];
-            if !authors.contains(&id) {
-                authors.push(id);
+    // Assemble papers in parallel; each reports its own disagreements.
+    let assembled: Vec<(Paper, Vec<MergeNote>, Vec<Diagnostic>)> = paper_order
+        .par_iter()
+        .enumerate()
+        .map(|(paper_id, &g)| {
+            let group = &groups[g];
+            let copies: Vec<&crate::records::Record> = group
+                .copies
+                .iter()
+                .map(|c| &files[c.file].records[c.record])
+                .collect();
+            let first = copies[0];
+            let mut authors: Vec<AuthorId> = Vec::new();
+            for copy in &group.copies {
+                let id = author_id[copy.author];
+                if !authors.contains(&id) {
+                    authors.push(id);
+                }
             }
-        }
-        let abstract_text = copies
-            .iter()
-            .filter_map(|r| r.abstract_text.as_ref())
-            .fold(None::<&String>, |best, a| match best {
-                Some(b) if b.chars().count() >= a.chars().count() => Some(b),
-                _ => Some(a),
-            })
-            .cloned();
-        let subjects = choose_subjects(&copies);
-        let mut report = |field: &'static str, values: Vec<&str>, chosen: &str| {
-            let mut distinct = values.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            if distinct.len() > 1 {
-                merge_notes.push(MergeNote {
+            let abstract_text = copies
+                .iter()
+                .filter_map(|r| r.abstract_text.as_ref())
+                .fold(None::<&String>, |best, a| match best {
+                    Some(b) if b == a || b.chars().count() >= a.chars().count() => Some(b),
+                    _ => Some(a),
+                })
+                .cloned();
+            let subjects = choose_subjects(&copies);
+            let mut notes = Vec::new();
+            let mut diagnostics = Vec::new();
+            let mut report = |field: &'static str, values: Vec<&str>, chosen: &str| {
+                if values.iter().all(|v| *v == values[0]) {
+                    return;
+                }
+                let mut distinct = values;
+                distinct.sort_unstable();
+                distinct.dedup();
+                notes.push(MergeNote {
                     paper: paper_id,
                     field,
                     chosen: chosen.to_string(),
@@ -326,49 +334,57 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
                     )
                     .with_note(format!("using {field} `{}`", shorten(chosen))),
                 );
-            }
-        };
-        report(
-            "title",
-            copies.iter().map(|r| r.title.as_str()).collect(),
-            &first.title,
-        );
-        report(
-            "abstract",
-            copies
-                .iter()
-                .filter_map(|r| r.abstract_text.as_deref())
-                .collect(),
-            abstract_text.as_deref().unwrap_or(""),
-        );
-        let subject_values: Vec<String> = copies.iter().map(|r| r.subjects.join(" ")).collect();
-        report(
-            "subject",
-            subject_values.iter().map(String::as_str).collect(),
-            &subjects.join(" "),
-        );
-        report(
-            "source",
-            copies.iter().map(|r| r.source.as_str()).collect(),
-            &first.source,
-        );
-        papers.push(Paper {
-            slug: paper_slugs[g].clone(),
-            title: first.title.clone(),
-            year: first.year,
-            source: first.source.clone(),
-            abstract_text,
-            subjects,
-            authors,
-            occurrences: group
-                .copies
-                .iter()
-                .map(|c| Occurrence {
-                    path: files[c.file].path.clone(),
-                    line: files[c.file].records[c.record].line,
-                })
-                .collect(),
-        });
+            };
+            report(
+                "title",
+                copies.iter().map(|r| r.title.as_str()).collect(),
+                &first.title,
+            );
+            report(
+                "abstract",
+                copies
+                    .iter()
+                    .filter_map(|r| r.abstract_text.as_deref())
+                    .collect(),
+                abstract_text.as_deref().unwrap_or(""),
+            );
+            let subject_values: Vec<String> = copies.iter().map(|r| r.subjects.join(" ")).collect();
+            report(
+                "subject",
+                subject_values.iter().map(String::as_str).collect(),
+                &subjects.join(" "),
+            );
+            report(
+                "source",
+                copies.iter().map(|r| r.source.as_str()).collect(),
+                &first.source,
+            );
+            let paper = Paper {
+                slug: paper_slugs[g].clone(),
+                title: first.title.clone(),
+                year: first.year,
+                source: first.source.clone(),
+                abstract_text,
+                subjects,
+                authors,
+                occurrences: group
+                    .copies
+                    .iter()
+                    .map(|c| Occurrence {
+                        path: files[c.file].path.clone(),
+                        line: files[c.file].records[c.record].line,
+                    })
+                    .collect(),
+            };
+            (paper, notes, diagnostics)
+        })
+        .collect();
+    let mut merge_notes = Vec::new();
+    let mut papers = Vec::with_capacity(assembled.len());
+    for (paper, mut notes, mut diags) in assembled {
+        papers.push(paper);
+        merge_notes.append(&mut notes);
+        diagnostics.append(&mut diags);
     }
 
     let mut authors: Vec<Author> = author_order

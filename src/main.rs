@@ -3,3 +3,8 @@
 fn main() -> std::process::ExitCode {
     profilegen::cli::run()
 }
+
+/// mimalloc: rendering allocates many small strings on every thread, which the system
+/// allocator serializes.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -39,6 +39,68 @@ pub fn text_key(text: &str) -> String {
     key
 }
 
+/// A stable 64-bit hash of `text_key(text)`, computed without building the key.
+/// Two texts with equal keys have equal hashes.
+pub fn text_key_hash(text: &str) -> u64 {
+    let mut hasher = Fnv::new();
+    let mut pending_space = false;
+    let mut started = false;
+    let mut feed = |c: char, hasher: &mut Fnv| {
+        if c.is_alphanumeric() {
+            if pending_space && started {
+                hasher.write(b" ");
+            }
+            pending_space = false;
+            started = true;
+            let mut buf = [0u8; 4];
+            for lower in c.to_lowercase() {
+                hasher.write(lower.encode_utf8(&mut buf).as_bytes());
+            }
+        } else {
+            pending_space = true;
+        }
+    };
+    if text.is_ascii() {
+        for &b in text.as_bytes() {
+            if b.is_ascii_alphanumeric() {
+                if pending_space && started {
+                    hasher.write(b" ");
+                }
+                pending_space = false;
+                started = true;
+                hasher.write(&[b.to_ascii_lowercase()]);
+            } else {
+                pending_space = true;
+            }
+        }
+    } else {
+        for c in text.nfkc() {
+            feed(c, &mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// FNV-1a, 64 bits.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// NFKC, skipping the work for ASCII (already normalized).
 fn nfkc(text: &str) -> std::borrow::Cow<'_, str> {
     if text.is_ascii() {
@@ -51,12 +113,9 @@ fn nfkc(text: &str) -> std::borrow::Cow<'_, str> {
 /// A 64-bit FNV-1a hash: stable across platforms, releases and runs (unlike std's
 /// `DefaultHasher`), for ids that must not change between builds.
 pub fn stable_hash(text: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
+    let mut hasher = Fnv::new();
+    hasher.write(text.as_bytes());
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -82,6 +141,21 @@ mod tests {
         assert_eq!(text_key("ﬁne"), "fine");
         assert_ne!(text_key("Deep Learning"), text_key("Deep Learnings"));
         assert_eq!(text_key("..."), "");
+    }
+
+    #[test]
+    fn text_key_hash_is_the_hash_of_the_key() {
+        for text in [
+            "Scalable Training of Mixture-of-Experts Models, with Megatron Core.",
+            "  leading and trailing  ",
+            "Ünïcödé — ﬁne “quotes” Łukasz 王伟",
+            "...",
+            "",
+        ] {
+            assert_eq!(text_key_hash(text), stable_hash(&text_key(text)), "{text}");
+        }
+        assert_eq!(text_key_hash("A, b!"), text_key_hash("a b"));
+        assert_ne!(text_key_hash("a b"), text_key_hash("ab"));
     }
 
     #[test]

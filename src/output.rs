@@ -1,8 +1,9 @@
 //! Writing the output folder.
 //!
-//! * Every file is written to a temporary name beside it and renamed into place, so a
-//!   reader (a web server, rsync, a killed build) only ever sees a whole old or a whole
-//!   new file.
+//! * Every file is first written to a staging folder inside the output folder and
+//!   renamed into place only when the whole build has succeeded, so a failed build
+//!   changes nothing and a reader (a web server, rsync, a killed build) only ever sees a
+//!   whole old or a whole new file.
 //! * A file whose bytes did not change is not touched: it keeps its modification time.
 //! * Files written by an earlier build and not by this one are removed. The list of
 //!   what profilegen wrote is kept in the output folder ([`MANIFEST`]); nothing else in
@@ -15,6 +16,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -86,10 +88,56 @@ pub fn is_safe_relative_path(path: &str) -> bool {
             .any(|part| part.is_empty() || part == "." || part == "..")
 }
 
-/// Writes `files` into `out_dir` (created if missing) as described in the module docs.
-pub fn write_output(out_dir: &Path, files: &[PlannedFile]) -> Result<WriteStats, OutputError> {
-    for file in files {
-        if !is_safe_relative_path(&file.path) || file.path == MANIFEST {
+/// The staging folder inside the output folder, where new files wait until the whole
+/// build has succeeded.
+pub const STAGING_DIR: &str = ".profilegen-staging";
+
+/// Writes one build's files into an output folder in two steps: [`OutputWriter::stage`]
+/// each file as it is produced (from any thread), then [`OutputWriter::commit`] them all
+/// once the build has succeeded, or [`OutputWriter::abort`] to leave the folder as it
+/// was.
+///
+/// Staging compares each file with the one already in place and keeps only changed
+/// files, in a staging folder inside the output folder (so the final rename never
+/// crosses file systems). Memory use does not grow with the site.
+pub struct OutputWriter {
+    root: PathBuf,
+    staging: PathBuf,
+    next_id: AtomicUsize,
+    /// `(relative path, staged file)` of every changed file.
+    staged: Mutex<Vec<(String, PathBuf)>>,
+    /// Relative path of every file of this build.
+    all: Mutex<Vec<String>>,
+}
+
+impl OutputWriter {
+    /// Opens `out_dir` (created if missing) for a new build, clearing any staging folder
+    /// a killed build left behind.
+    pub fn open(out_dir: &Path) -> Result<OutputWriter, OutputError> {
+        fs::create_dir_all(out_dir).map_err(io_err("create", out_dir))?;
+        let root = fs::canonicalize(out_dir).map_err(io_err("resolve", out_dir))?;
+        let staging = root.join(STAGING_DIR);
+        match fs::remove_dir_all(&staging) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => return Err(io_err("clear", &staging)(err)),
+        }
+        fs::create_dir(&staging).map_err(io_err("create", &staging))?;
+        Ok(OutputWriter {
+            root,
+            staging,
+            next_id: AtomicUsize::new(0),
+            staged: Mutex::new(Vec::new()),
+            all: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Stages one file. Returns whether its bytes differ from the file in place.
+    pub fn stage(&self, file: &PlannedFile) -> Result<bool, OutputError> {
+        if !is_safe_relative_path(&file.path)
+            || file.path == MANIFEST
+            || file.path.split('/').next() == Some(STAGING_DIR)
+        {
             return Err(OutputError {
                 path: PathBuf::from(&file.path),
                 action: "write (unsafe output path)",
@@ -99,86 +147,118 @@ pub fn write_output(out_dir: &Path, files: &[PlannedFile]) -> Result<WriteStats,
                 ),
             });
         }
-    }
-    fs::create_dir_all(out_dir).map_err(io_err("create", out_dir))?;
-    let root = fs::canonicalize(out_dir).map_err(io_err("resolve", out_dir))?;
-
-    // Create every folder first, checking each resolves inside the output folder.
-    let dirs: BTreeSet<&str> = files
-        .iter()
-        .filter_map(|f| f.path.rsplit_once('/').map(|(dir, _)| dir))
-        .collect();
-    let mut checked: HashSet<PathBuf> = HashSet::new();
-    for dir in &dirs {
-        let mut path = root.clone();
-        for part in dir.split('/') {
-            path.push(part);
-            if !checked.insert(path.clone()) {
-                continue;
-            }
-            ensure_dir_inside(&root, &path)?;
-        }
-    }
-
-    let written = Mutex::new(0usize);
-    files
-        .par_iter()
-        .try_for_each(|file| -> Result<(), OutputError> {
-            let target = root.join(&file.path);
-            if let Ok(existing) = fs::symlink_metadata(&target) {
-                if existing.is_file() && existing.len() == file.bytes.len() as u64 {
-                    if let Ok(old) = fs::read(&target) {
-                        if old == file.bytes {
-                            return Ok(());
-                        }
+        lock(&self.all).push(file.path.clone());
+        let target = self.root.join(&file.path);
+        if let Ok(existing) = fs::symlink_metadata(&target) {
+            if existing.is_file() && existing.len() == file.bytes.len() as u64 {
+                if let Ok(old) = fs::read(&target) {
+                    if old == file.bytes {
+                        return Ok(false);
                     }
                 }
             }
-            write_atomically(&target, &file.bytes)?;
-            *written.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-            Ok(())
-        })?;
-    let written = written.into_inner().unwrap_or_else(|e| e.into_inner());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let staged = self.staging.join(id.to_string());
+        fs::write(&staged, &file.bytes).map_err(io_err("write", &staged))?;
+        lock(&self.staged).push((file.path.clone(), staged));
+        Ok(true)
+    }
 
-    // Remove what an earlier build wrote and this one did not.
-    let manifest_path = root.join(MANIFEST);
-    let current: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let mut removed = 0;
-    if let Ok(old) = fs::read_to_string(&manifest_path) {
-        let mut emptied_dirs = BTreeSet::new();
-        for old_path in old.lines() {
-            if current.contains(old_path) || !is_safe_relative_path(old_path) {
-                continue;
-            }
-            let path = root.join(old_path);
-            match fs::remove_file(&path) {
-                Ok(()) => removed += 1,
-                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                Err(err) => return Err(io_err("remove", &path)(err)),
-            }
-            let mut dir = Path::new(old_path).parent();
-            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-                emptied_dirs.insert(d.to_path_buf());
-                dir = d.parent();
+    /// Moves every staged file into place, removes the files of the previous build that
+    /// this one did not produce, and records this build's files in the manifest.
+    pub fn commit(self) -> Result<WriteStats, OutputError> {
+        let root = &self.root;
+        let mut staged = self.staged.into_inner().unwrap_or_else(|e| e.into_inner());
+        staged.sort();
+        let mut all = self.all.into_inner().unwrap_or_else(|e| e.into_inner());
+        all.sort_unstable();
+        all.dedup();
+
+        // Create every folder, checking each resolves inside the output folder.
+        let dirs: BTreeSet<&str> = staged
+            .iter()
+            .filter_map(|(path, _)| path.rsplit_once('/').map(|(dir, _)| dir))
+            .collect();
+        let mut checked: HashSet<PathBuf> = HashSet::new();
+        for dir in &dirs {
+            let mut path = root.clone();
+            for part in dir.split('/') {
+                path.push(part);
+                if checked.insert(path.clone()) {
+                    ensure_dir_inside(root, &path)?;
+                }
             }
         }
-        // Deepest first; only folders left empty go.
-        for dir in emptied_dirs.iter().rev() {
-            let _ = fs::remove_dir(root.join(dir));
+        for (path, staged_file) in &staged {
+            let target = root.join(path);
+            fs::rename(staged_file, &target).map_err(io_err("replace", &target))?;
+        }
+        let _ = fs::remove_dir_all(&self.staging);
+
+        // Remove what an earlier build wrote and this one did not.
+        let manifest_path = root.join(MANIFEST);
+        let current: HashSet<&str> = all.iter().map(String::as_str).collect();
+        let old_manifest = fs::read_to_string(&manifest_path).ok();
+        let mut removed = 0;
+        if let Some(old) = &old_manifest {
+            let mut emptied_dirs = BTreeSet::new();
+            for old_path in old.lines() {
+                if current.contains(old_path) || !is_safe_relative_path(old_path) {
+                    continue;
+                }
+                let path = root.join(old_path);
+                match fs::remove_file(&path) {
+                    Ok(()) => removed += 1,
+                    Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                    Err(err) => return Err(io_err("remove", &path)(err)),
+                }
+                let mut dir = Path::new(old_path).parent();
+                while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                    emptied_dirs.insert(d.to_path_buf());
+                    dir = d.parent();
+                }
+            }
+            // Deepest first; only folders left empty go.
+            for dir in emptied_dirs.iter().rev() {
+                let _ = fs::remove_dir(root.join(dir));
+            }
+        }
+        let mut manifest = all.join("\n");
+        manifest.push('\n');
+        if old_manifest.as_deref() != Some(manifest.as_str()) {
+            write_atomically(&manifest_path, manifest.as_bytes())?;
+        }
+        Ok(WriteStats {
+            written: staged.len(),
+            unchanged: all.len() - staged.len(),
+            removed,
+        })
+    }
+
+    /// Discards everything staged: the output folder stays as it was.
+    pub fn abort(self) {
+        let _ = fs::remove_dir_all(&self.staging);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Writes `files` into `out_dir` (created if missing): stages them all, then commits.
+pub fn write_output(out_dir: &Path, files: &[PlannedFile]) -> Result<WriteStats, OutputError> {
+    let writer = OutputWriter::open(out_dir)?;
+    let staged = files
+        .par_iter()
+        .try_for_each(|file| writer.stage(file).map(|_| ()));
+    match staged {
+        Ok(()) => writer.commit(),
+        Err(err) => {
+            writer.abort();
+            Err(err)
         }
     }
-    let mut listing: Vec<&str> = current.into_iter().collect();
-    listing.sort_unstable();
-    let mut manifest = listing.join("\n");
-    manifest.push('\n');
-    if fs::read_to_string(&manifest_path).ok().as_deref() != Some(manifest.as_str()) {
-        write_atomically(&manifest_path, manifest.as_bytes())?;
-    }
-    Ok(WriteStats {
-        written,
-        unchanged: files.len() - written,
-        removed,
-    })
 }
 
 /// Makes sure `path` (whose parent is known to be inside `root`) is a folder inside

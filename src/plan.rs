@@ -27,12 +27,16 @@ pub const HOME_NEWEST_PAPERS: usize = 10;
 /// How many authors (most papers first) the home page lists.
 pub const HOME_AUTHORS: usize = 24;
 /// How many other papers per author a paper page lists.
-pub const MORE_PAPERS_PER_AUTHOR: usize = 5;
+pub const MORE_PAPERS_PER_AUTHOR: usize = 3;
 
 /// Everything the site consists of, before rendering.
-#[derive(Debug, Clone, Default)]
-pub struct SitePlan {
-    /// Pages rendered from templates.
+///
+/// Pages are listed with their kind only; [`SitePlan::context`] builds a page's
+/// context on demand, so a renderer holds only the contexts of the pages in flight and a
+/// later stage can rebuild just the pages it needs.
+pub struct SitePlan<'a> {
+    planner: Planner<'a>,
+    /// Pages rendered from templates, in a fixed order.
     pub pages: Vec<PlannedPage>,
     /// Files written as they are (data files).
     pub files: Vec<PlannedFile>,
@@ -40,15 +44,47 @@ pub struct SitePlan {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl SitePlan<'_> {
+    /// The template context of one of this plan's pages.
+    pub fn context(&self, page: &PlannedPage) -> PageContext {
+        self.planner.build(&page.kind)
+    }
+}
+
+/// Which page: the kind of page and what it is about.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PageKind {
+    /// The home page.
+    Home,
+    /// The A-Z authors index.
+    Authors,
+    /// One author's page.
+    Author(AuthorId),
+    /// One paper's page.
+    Paper(PaperId),
+    /// The subjects index.
+    Subjects,
+    /// One subject's page, by code.
+    Subject(String),
+    /// The years index.
+    Years,
+    /// One year's page.
+    Year(u16),
+    /// An extra page, by index in the plan's (sorted) extra pages.
+    Extra(usize),
+    /// The 404 page.
+    NotFound,
+}
+
 /// A page to render.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedPage {
     /// Output path relative to the output folder, e.g. `authors/zoe-li/index.html`.
     pub path: String,
     /// Template name, e.g. `author.html`.
     pub template: &'static str,
-    /// The template context.
-    pub context: PageContext,
+    /// What the page shows.
+    pub kind: PageKind,
 }
 
 /// A file whose bytes are known at planning time.
@@ -146,6 +182,17 @@ pub struct PaperItem {
     pub subject: Option<String>,
 }
 
+/// A paper in a short list: title, link and year only.
+#[derive(Debug, Clone, Serialize)]
+pub struct PaperRef {
+    /// Title.
+    pub title: String,
+    /// Link to the paper's page.
+    pub href: String,
+    /// Year.
+    pub year: u16,
+}
+
 /// A subject in a list.
 #[derive(Debug, Clone, Serialize)]
 pub struct SubjectLink {
@@ -203,7 +250,7 @@ pub struct MoreBy {
     /// The author.
     pub author: AuthorLink,
     /// Some of their other papers, newest first.
-    pub papers: Vec<PaperItem>,
+    pub papers: Vec<PaperRef>,
     /// How many other papers they have in all.
     pub total: usize,
 }
@@ -424,7 +471,7 @@ pub struct PlanInput<'a> {
 }
 
 /// Plans the whole site.
-pub fn plan_site(input: &PlanInput) -> SitePlan {
+pub fn plan_site<'a>(input: &PlanInput<'a>) -> SitePlan<'a> {
     let planner = Planner::new(input);
     planner.plan()
 }
@@ -444,7 +491,7 @@ struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    fn new(input: &'a PlanInput<'a>) -> Planner<'a> {
+    fn new(input: &PlanInput<'a>) -> Planner<'a> {
         let graph = input.graph;
         let config = input.config;
         let mut diagnostics = Vec::new();
@@ -586,39 +633,74 @@ impl<'a> Planner<'a> {
         }
     }
 
-    fn plan(mut self) -> SitePlan {
-        use rayon::prelude::*;
+    fn plan(mut self) -> SitePlan<'a> {
         let graph = self.graph;
-        let mut pages = vec![
-            self.home(),
-            self.authors_index(),
-            self.subjects_index(),
-            self.years_index(),
-            self.not_found(),
+        let mut kinds = vec![
+            PageKind::Home,
+            PageKind::Authors,
+            PageKind::Subjects,
+            PageKind::Years,
+            PageKind::NotFound,
         ];
-        let this = &self;
-        pages.par_extend(
-            graph
-                .authors
-                .par_iter()
-                .enumerate()
-                .map(|(id, _)| this.author_page(id)),
+        kinds.extend((0..graph.authors.len()).map(PageKind::Author));
+        kinds.extend((0..graph.papers.len()).map(PageKind::Paper));
+        kinds.extend(
+            self.subjects
+                .keys()
+                .map(|code| PageKind::Subject(code.to_string())),
         );
-        pages.par_extend(
-            graph
-                .papers
-                .par_iter()
-                .enumerate()
-                .map(|(id, _)| this.paper_page(id)),
-        );
-        pages.extend(self.subjects.keys().map(|code| self.subject_page(code)));
-        pages.extend(self.years.keys().map(|&year| self.year_page(year)));
-        pages.extend(self.extra_pages.iter().map(|p| self.extra_page(p)));
+        kinds.extend(self.years.keys().map(|&year| PageKind::Year(year)));
+        kinds.extend((0..self.extra_pages.len()).map(PageKind::Extra));
+        let pages = kinds
+            .into_iter()
+            .map(|kind| {
+                let (site_path, template) = self.describe(&kind);
+                PlannedPage {
+                    path: output_path(&site_path),
+                    template,
+                    kind,
+                }
+            })
+            .collect();
         let files = vec![self.authors_json(), self.papers_json()];
+        let diagnostics = std::mem::take(&mut self.diagnostics);
         SitePlan {
+            planner: self,
             pages,
             files,
-            diagnostics: std::mem::take(&mut self.diagnostics),
+            diagnostics,
+        }
+    }
+
+    /// The site path and template of a page.
+    fn describe(&self, kind: &PageKind) -> (String, &'static str) {
+        match kind {
+            PageKind::Home => (String::new(), "index.html"),
+            PageKind::Authors => ("authors/".into(), "authors.html"),
+            PageKind::Author(id) => (author_path(&self.graph.authors[*id]), "author.html"),
+            PageKind::Paper(id) => (paper_path(&self.graph.papers[*id]), "paper.html"),
+            PageKind::Subjects => ("subjects/".into(), "subjects.html"),
+            PageKind::Subject(code) => (subject_path(code), "subject.html"),
+            PageKind::Years => ("years/".into(), "years.html"),
+            PageKind::Year(year) => (year_path(*year), "year.html"),
+            PageKind::Extra(i) => (format!("{}/", self.extra_pages[*i].slug), "page.html"),
+            PageKind::NotFound => ("404.html".into(), "404.html"),
+        }
+    }
+
+    /// Builds a page's context.
+    fn build(&self, kind: &PageKind) -> PageContext {
+        match kind {
+            PageKind::Home => self.home(),
+            PageKind::Authors => self.authors_index(),
+            PageKind::Author(id) => self.author_page(*id),
+            PageKind::Paper(id) => self.paper_page(*id),
+            PageKind::Subjects => self.subjects_index(),
+            PageKind::Subject(code) => self.subject_page(code),
+            PageKind::Years => self.years_index(),
+            PageKind::Year(year) => self.year_page(*year),
+            PageKind::Extra(i) => self.extra_page(self.extra_pages[*i]),
+            PageKind::NotFound => self.not_found(),
         }
     }
 
@@ -668,42 +750,26 @@ impl<'a> Planner<'a> {
     fn page(
         &self,
         site_path: &str,
-        template: &'static str,
         title: String,
         description: String,
         data: impl FnOnce(&Linker) -> PageData,
-    ) -> PlannedPage {
+    ) -> PageContext {
         let linker = Linker::for_path(site_path, self.pretty);
-        self.page_with(
-            site_path,
-            output_path(site_path),
-            linker,
-            template,
-            title,
-            description,
-            data,
-        )
+        self.page_with(site_path, linker, title, description, data)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn page_with(
         &self,
         site_path: &str,
-        path: String,
         linker: Linker,
-        template: &'static str,
         title: String,
         description: String,
         data: impl FnOnce(&Linker) -> PageData,
-    ) -> PlannedPage {
-        PlannedPage {
-            path,
-            template,
-            context: PageContext {
-                site: self.site.clone(),
-                page: self.frame(site_path, &linker, title, description),
-                data: data(&linker),
-            },
+    ) -> PageContext {
+        PageContext {
+            site: self.site.clone(),
+            page: self.frame(site_path, &linker, title, description),
+            data: data(&linker),
         }
     }
 
@@ -755,7 +821,7 @@ impl<'a> Planner<'a> {
         groups
     }
 
-    fn home(&self) -> PlannedPage {
+    fn home(&self) -> PageContext {
         let graph = self.graph;
         let description = if self.config.description.is_empty() {
             format!(
@@ -766,67 +832,60 @@ impl<'a> Planner<'a> {
         } else {
             self.config.description.clone()
         };
-        self.page(
-            "",
-            "index.html",
-            self.config.title.clone(),
-            description,
-            |linker| {
-                let mut by_count: Vec<AuthorId> = (0..graph.authors.len()).collect();
-                by_count.sort_by(|&a, &b| {
-                    graph.authors[b]
-                        .papers
-                        .len()
-                        .cmp(&graph.authors[a].papers.len())
-                        .then_with(|| graph.authors[a].slug.cmp(&graph.authors[b].slug))
-                });
-                let authors = by_count
+        self.page("", self.config.title.clone(), description, |linker| {
+            let mut by_count: Vec<AuthorId> = (0..graph.authors.len()).collect();
+            by_count.sort_by(|&a, &b| {
+                graph.authors[b]
+                    .papers
+                    .len()
+                    .cmp(&graph.authors[a].papers.len())
+                    .then_with(|| graph.authors[a].slug.cmp(&graph.authors[b].slug))
+            });
+            let authors = by_count
+                .iter()
+                .take(HOME_AUTHORS)
+                .map(|&id| AuthorCount {
+                    name: self.profiles[id].name.clone(),
+                    href: linker.href(&author_path(&graph.authors[id])),
+                    count: graph.authors[id].papers.len(),
+                })
+                .collect();
+            let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
+            newest.sort_by(|&a, &b| {
+                graph.papers[b]
+                    .year
+                    .cmp(&graph.papers[a].year)
+                    .then_with(|| graph.papers[a].slug.cmp(&graph.papers[b].slug))
+            });
+            let mut subjects: Vec<SubjectLink> = self
+                .subjects
+                .iter()
+                .map(|(code, list)| self.subject_link(code, list.len(), linker))
+                .collect();
+            subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
+            subjects.truncate(12);
+            PageData::Home {
+                author_count: graph.authors.len(),
+                paper_count: graph.papers.len(),
+                shared_count: graph.shared_paper_count(),
+                subject_count: self.subjects.len(),
+                authors,
+                all_authors_listed: graph.authors.len() <= HOME_AUTHORS,
+                authors_href: linker.href("authors/"),
+                newest: newest
                     .iter()
-                    .take(HOME_AUTHORS)
-                    .map(|&id| AuthorCount {
-                        name: self.profiles[id].name.clone(),
-                        href: linker.href(&author_path(&graph.authors[id])),
-                        count: graph.authors[id].papers.len(),
-                    })
-                    .collect();
-                let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
-                newest.sort_by(|&a, &b| {
-                    graph.papers[b]
-                        .year
-                        .cmp(&graph.papers[a].year)
-                        .then_with(|| graph.papers[a].slug.cmp(&graph.papers[b].slug))
-                });
-                let mut subjects: Vec<SubjectLink> = self
-                    .subjects
-                    .iter()
-                    .map(|(code, list)| self.subject_link(code, list.len(), linker))
-                    .collect();
-                subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
-                subjects.truncate(12);
-                PageData::Home {
-                    author_count: graph.authors.len(),
-                    paper_count: graph.papers.len(),
-                    shared_count: graph.shared_paper_count(),
-                    subject_count: self.subjects.len(),
-                    authors,
-                    all_authors_listed: graph.authors.len() <= HOME_AUTHORS,
-                    authors_href: linker.href("authors/"),
-                    newest: newest
-                        .iter()
-                        .take(HOME_NEWEST_PAPERS)
-                        .map(|&id| self.paper_item(id, linker))
-                        .collect(),
-                    subjects,
-                }
-            },
-        )
+                    .take(HOME_NEWEST_PAPERS)
+                    .map(|&id| self.paper_item(id, linker))
+                    .collect(),
+                subjects,
+            }
+        })
     }
 
-    fn authors_index(&self) -> PlannedPage {
+    fn authors_index(&self) -> PageContext {
         let graph = self.graph;
         self.page(
             "authors/",
-            "authors.html",
             "Authors".into(),
             format!("All {} authors, A to Z", graph.authors.len()),
             |linker| {
@@ -866,7 +925,7 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn author_page(&self, id: AuthorId) -> PlannedPage {
+    fn author_page(&self, id: AuthorId) -> PageContext {
         let graph = self.graph;
         let author = &graph.authors[id];
         let profile = &self.profiles[id];
@@ -893,7 +952,6 @@ impl<'a> Planner<'a> {
         );
         self.page(
             &author_path(author),
-            "author.html",
             profile.name.clone(),
             description,
             |linker| {
@@ -939,7 +997,7 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn paper_page(&self, id: PaperId) -> PlannedPage {
+    fn paper_page(&self, id: PaperId) -> PageContext {
         let graph = self.graph;
         let paper = &graph.papers[id];
         let description = paper
@@ -949,7 +1007,6 @@ impl<'a> Planner<'a> {
             .unwrap_or_else(|| format!("{} ({})", paper.title, paper.year));
         self.page(
             &paper_path(paper),
-            "paper.html",
             paper.title.clone(),
             description,
             |linker| PageData::Paper {
@@ -993,7 +1050,11 @@ impl<'a> Planner<'a> {
                             papers: others
                                 .iter()
                                 .take(MORE_PAPERS_PER_AUTHOR)
-                                .map(|&p| self.paper_item(p, linker))
+                                .map(|&p| PaperRef {
+                                    title: graph.papers[p].title.clone(),
+                                    href: linker.href(&paper_path(&graph.papers[p])),
+                                    year: graph.papers[p].year,
+                                })
                                 .collect(),
                             total: others.len(),
                         }
@@ -1004,10 +1065,9 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn subjects_index(&self) -> PlannedPage {
+    fn subjects_index(&self) -> PageContext {
         self.page(
             "subjects/",
-            "subjects.html",
             "Subjects".into(),
             format!("Papers in {} arXiv subjects", self.subjects.len()),
             |linker| {
@@ -1030,7 +1090,7 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn subject_page(&self, code: &str) -> PlannedPage {
+    fn subject_page(&self, code: &str) -> PageContext {
         let papers = &self.subjects[code];
         let name = subject_name(code);
         let title = if name == code {
@@ -1040,7 +1100,6 @@ impl<'a> Planner<'a> {
         };
         self.page(
             &subject_path(code),
-            "subject.html",
             title,
             format!("{} papers in {name}", papers.len()),
             |linker| PageData::Subject {
@@ -1052,10 +1111,9 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn years_index(&self) -> PlannedPage {
+    fn years_index(&self) -> PageContext {
         self.page(
             "years/",
-            "years.html",
             "Years".into(),
             "Papers by year".into(),
             |linker| PageData::Years {
@@ -1073,11 +1131,10 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn year_page(&self, year: u16) -> PlannedPage {
+    fn year_page(&self, year: u16) -> PageContext {
         let papers = &self.years[&year];
         self.page(
             &year_path(year),
-            "year.html",
             format!("Papers from {year}"),
             format!("{} papers from {year}", papers.len()),
             |linker| {
@@ -1096,11 +1153,10 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn extra_page(&self, page: &ExtraPage) -> PlannedPage {
+    fn extra_page(&self, page: &ExtraPage) -> PageContext {
         let site_path = format!("{}/", page.slug);
         self.page(
             &site_path,
-            "page.html",
             page.title.clone(),
             page.description
                 .clone()
@@ -1111,7 +1167,7 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn not_found(&self) -> PlannedPage {
+    fn not_found(&self) -> PageContext {
         let base_path = self
             .config
             .base_url
@@ -1122,9 +1178,7 @@ impl<'a> Planner<'a> {
         let linker = Linker::absolute(&base_path, self.pretty);
         self.page_with(
             "404.html",
-            "404.html".into(),
             linker,
-            "404.html",
             "Page not found".into(),
             "This page does not exist.".into(),
             |linker| PageData::NotFound {

@@ -486,7 +486,12 @@ impl<'a> Parser<'a, '_> {
     /// Replaces characters that have no place in text (controls, noncharacters) with
     /// U+FFFD, warning once per occurrence site.
     fn clean(&mut self, text: &str, line: usize) -> String {
-        if !text.chars().any(is_unwanted_char) {
+        let suspicious = if text.is_ascii() {
+            text.bytes().any(|b| b < 0x20 && b != b'\t' || b == 0x7f)
+        } else {
+            text.chars().any(is_unwanted_char)
+        };
+        if !suspicious {
             return text.to_string();
         }
         let location = self.location(line);

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use tera::{Context, Tera};
 
 use crate::diagnostics::Diagnostic;
-use crate::plan::{PlannedFile, PlannedPage};
+use crate::plan::{PlannedFile, PlannedPage, SitePlan};
 
 /// The default theme's templates, embedded at compile time: `(file name, source)`.
 pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -62,9 +62,13 @@ impl Renderer {
         Ok(Renderer { tera })
     }
 
-    /// Renders one page.
-    pub fn render_page(&self, page: &PlannedPage) -> Result<PlannedFile, Diagnostic> {
-        let context = Context::from_serialize(&page.context).map_err(|err| {
+    /// Renders one page of `plan`.
+    pub fn render_page(
+        &self,
+        plan: &SitePlan,
+        page: &PlannedPage,
+    ) -> Result<PlannedFile, Diagnostic> {
+        let context = Context::from_serialize(&plan.context(page)).map_err(|err| {
             template_error(
                 &format!("context of {} is not serializable", page.path),
                 &err,
@@ -85,36 +89,22 @@ impl Renderer {
         })
     }
 
-    /// Renders every page in parallel, in plan order. Returns every failure when any page
-    /// fails.
-    pub fn render_all(
+    /// Renders every page of `plan` in parallel and hands each file to `sink` as soon as
+    /// it is rendered; only the pages in flight are held in memory. Stops at the first
+    /// failure (of rendering or of `sink`) and returns it.
+    pub fn render_each(
         &self,
-        pages: &[PlannedPage],
+        plan: &SitePlan,
         progress: &ProgressBar,
-    ) -> Result<Vec<PlannedFile>, Vec<Diagnostic>> {
-        let results: Vec<Result<PlannedFile, Diagnostic>> = pages
+        sink: impl Fn(PlannedFile) -> Result<(), Diagnostic> + Sync,
+    ) -> Result<(), Diagnostic> {
+        let result = plan
+            .pages
             .par_iter()
             .progress_with(progress.clone())
-            .map(|page| self.render_page(page))
-            .collect();
+            .try_for_each(|page| sink(self.render_page(plan, page)?));
         progress.finish_and_clear();
-        let mut files = Vec::with_capacity(results.len());
-        let mut errors = Vec::new();
-        for result in results {
-            match result {
-                Ok(file) => files.push(file),
-                Err(err) => {
-                    if errors.len() < 5 {
-                        errors.push(err);
-                    }
-                }
-            }
-        }
-        if errors.is_empty() {
-            Ok(files)
-        } else {
-            Err(errors)
-        }
+        result
     }
 }
 

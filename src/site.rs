@@ -14,7 +14,7 @@ use crate::config::{normalize_base_url, parse_config, SiteConfig, CONFIG_FILE};
 use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location, Severity};
 use crate::graph::{link, SiteGraph};
-use crate::output::{write_output, WriteStats};
+use crate::output::{OutputWriter, WriteStats};
 use crate::plan::{plan_site, PlanInput, PlannedFile};
 use crate::records::{parse_record_file, RecordFile};
 use crate::render::{read_template_overrides, Renderer, DEFAULT_STATIC};
@@ -167,7 +167,9 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         diagnostics,
     };
 
+    let timings = Timings::from_env();
     let mut input = read_site(&options.root).map_err(|d| fail(d.message.clone(), vec![d]))?;
+    timings.mark("read and parse");
     if let Some(url) = &options.base_url {
         if !(url.starts_with("https://") || url.starts_with("http://")) {
             let d = Diagnostic::error(
@@ -202,6 +204,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
     let graph = link(&input.records);
     drop(std::mem::take(&mut input.records));
     diagnostics.extend(graph.diagnostics.iter().cloned());
+    timings.mark("link");
     let plan = plan_site(&PlanInput {
         graph: &graph,
         config: &input.config,
@@ -209,24 +212,18 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         pages: &input.pages,
     });
     diagnostics.extend(plan.diagnostics.iter().cloned());
+    timings.mark("plan");
 
     let renderer = Renderer::new(&input.templates).map_err(|d| {
         let mut all = diagnostics.clone();
         all.push(d.clone());
         fail("template error".into(), all)
     })?;
-    let progress = progress_bar(options.progress, plan.pages.len() as u64);
-    let rendered = renderer
-        .render_all(&plan.pages, &progress)
-        .map_err(|errors| {
-            let mut all = diagnostics.clone();
-            all.extend(errors);
-            fail("template error".into(), all)
-        })?;
 
-    let mut files = rendered;
-    files.extend(plan.files.iter().cloned());
-    let generated: HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
+    // Files written as they are: data files, then static files (the site's own first,
+    // overriding the theme's of the same name; never a generated page).
+    let generated: HashSet<&str> = plan.pages.iter().map(|p| p.path.as_str()).collect();
+    let mut files: Vec<PlannedFile> = plan.files.clone();
     let mut static_paths = HashSet::new();
     for (path, bytes) in input
         .static_files
@@ -235,11 +232,13 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         .chain(DEFAULT_STATIC.iter().copied())
     {
         if !static_paths.insert(path.to_string()) {
-            continue; // The site's own file overrides the theme's.
+            continue;
         }
-        if generated.contains(path) {
+        if generated.contains(path) || plan.files.iter().any(|f| f.path == path) {
             diagnostics.push(Diagnostic::warning(
-                format!("static/{path} has the same path as a generated page; the page wins"),
+                format!(
+                    "static/{path} has the same path as a generated file; the generated file wins"
+                ),
                 None,
             ));
             continue;
@@ -249,7 +248,6 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
             bytes: bytes.to_vec(),
         });
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
 
     sort_diagnostics(&mut diagnostics);
     if options.strict && !diagnostics.is_empty() {
@@ -259,26 +257,85 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
             diagnostics,
         ));
     }
-    let write = if options.write {
-        write_output(&output, &files).map_err(|err| {
+
+    let writer = if options.write {
+        Some(OutputWriter::open(&output).map_err(|err| {
             let mut all = diagnostics.clone();
             all.push(Diagnostic::error(err.to_string(), None));
             fail(err.to_string(), all)
-        })?
+        })?)
     } else {
-        WriteStats::default()
+        None
     };
+    let stage = |file: PlannedFile| -> Result<(), Diagnostic> {
+        match &writer {
+            Some(writer) => writer
+                .stage(&file)
+                .map(|_| ())
+                .map_err(|err| Diagnostic::error(err.to_string(), None)),
+            None => Ok(()),
+        }
+    };
+    let page_count = plan.pages.len();
+    let progress = progress_bar(options.progress, page_count as u64);
+    let rendered = renderer
+        .render_each(&plan, &progress, stage)
+        .and_then(|()| files.iter().try_for_each(|f| stage(f.clone())));
+    timings.mark("render");
+    if let Err(d) = rendered {
+        if let Some(writer) = writer {
+            writer.abort();
+        }
+        let mut all = diagnostics.clone();
+        all.push(d.clone());
+        return Err(fail(d.message, all));
+    }
+    let file_count = page_count + files.len();
+    let write = match writer {
+        Some(writer) => writer.commit().map_err(|err| {
+            let mut all = diagnostics.clone();
+            all.push(Diagnostic::error(err.to_string(), None));
+            fail(err.to_string(), all)
+        })?,
+        None => WriteStats::default(),
+    };
+    timings.mark("write");
     Ok(BuildReport {
         authors: graph.authors.len(),
         papers: graph.papers.len(),
         shared_papers: graph.shared_paper_count(),
-        pages: plan.pages.len(),
-        files: files.len(),
+        pages: page_count,
+        files: file_count,
         write,
         diagnostics,
         duration: started.elapsed(),
         output,
     })
+}
+
+/// Per-stage wall times on stderr when `PROFILEGEN_TIMINGS` is set, for benchmarking.
+struct Timings {
+    last: Option<std::cell::Cell<Instant>>,
+}
+
+impl Timings {
+    fn from_env() -> Timings {
+        Timings {
+            last: std::env::var_os("PROFILEGEN_TIMINGS")
+                .map(|_| std::cell::Cell::new(Instant::now())),
+        }
+    }
+
+    fn mark(&self, stage: &str) {
+        if let Some(last) = &self.last {
+            let now = Instant::now();
+            eprintln!(
+                "timing: {stage:<15} {:>7.1} ms",
+                (now - last.get()).as_secs_f64() * 1000.0
+            );
+            last.set(now);
+        }
+    }
 }
 
 /// Parses, links and plans without rendering: the graph of a site, for tools and tests.
