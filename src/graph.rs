@@ -124,8 +124,12 @@ impl SiteGraph {
 }
 
 /// A paper being assembled from its copies.
-struct PaperGroup {
+struct PaperGroup<'r> {
     title_key: u64,
+    /// The first abstract among the copies, compared as is first (copies are usually
+    /// byte-identical) ...
+    abstract_text: Option<&'r str>,
+    /// ... and by its normalized key only when the bytes differ (computed on demand).
     abstract_key: Option<u64>,
     copies: Vec<Copy>,
 }
@@ -181,38 +185,44 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
         }
     }
 
-    // Identity keys (hashes of the normalized texts), computed in parallel:
-    // normalization is the costly part.
-    let keys: Vec<Vec<(u64, Option<u64>)>> = files
+    // Title keys (hashes of the normalized titles), computed in parallel.
+    let title_keys: Vec<Vec<u64>> = files
         .par_iter()
         .map(|file| {
             file.records
                 .iter()
-                .map(|r| {
-                    (
-                        text_key_hash(&r.title),
-                        r.abstract_text.as_deref().map(text_key_hash),
-                    )
-                })
+                .map(|r| text_key_hash(&r.title))
                 .collect()
         })
         .collect();
 
-    // Papers: group records.
+    // Papers: group records with the same title key and year whose abstracts match.
     let mut groups: Vec<PaperGroup> = Vec::new();
     let mut buckets: HashMap<(u64, u16), Vec<usize>> = HashMap::new();
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
-            let (title_key, abstract_key) = keys[file_index][record_index];
+            let title_key = title_keys[file_index][record_index];
+            let abstract_text = record.abstract_text.as_deref();
+            let mut abstract_key = None;
             let bucket = buckets.entry((title_key, record.year)).or_default();
-            let joined = bucket.iter().copied().find(|&g| {
-                let group = &groups[g];
-                let compatible = match (group.abstract_key, abstract_key) {
-                    (Some(a), Some(b)) => a == b,
+            let mut joined = None;
+            for &g in bucket.iter() {
+                let group = &mut groups[g];
+                if group.copies.iter().any(|c| c.file == file_index) {
+                    continue;
+                }
+                let compatible = match (group.abstract_text, abstract_text) {
+                    (Some(a), Some(b)) if a != b => {
+                        let theirs = *group.abstract_key.get_or_insert_with(|| text_key_hash(a));
+                        theirs == *abstract_key.get_or_insert_with(|| text_key_hash(b))
+                    }
                     _ => true,
                 };
-                compatible && group.copies.iter().all(|c| c.file != file_index)
-            });
+                if compatible {
+                    joined = Some(g);
+                    break;
+                }
+            }
             let copy = Copy {
                 file: file_index,
                 record: record_index,
@@ -221,7 +231,8 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
             match joined {
                 Some(g) => {
                     let group = &mut groups[g];
-                    if group.abstract_key.is_none() {
+                    if group.abstract_text.is_none() {
+                        group.abstract_text = abstract_text;
                         group.abstract_key = abstract_key;
                     }
                     group.copies.push(copy);
@@ -230,6 +241,7 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
                     bucket.push(groups.len());
                     groups.push(PaperGroup {
                         title_key,
+                        abstract_text,
                         abstract_key,
                         copies: vec![copy],
                     });
@@ -240,26 +252,29 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
 
     // Slugs.
     let author_slugs = assign_slugs(
-        author_keys
+        author_files
             .iter()
-            .enumerate()
-            .map(|(i, key)| {
-                let name = &files[author_files[i][0]].author_name;
-                (slugify(name, "author"), key.clone())
-            })
+            .map(|f| slugify(&files[f[0]].author_name, "author"))
             .collect(),
+        |i| author_keys[i].clone(),
     );
     let paper_slugs = assign_slugs(
         groups
-            .iter()
+            .par_iter()
             .map(|g| {
                 let first = &g.copies[0];
                 let record = &files[first.file].records[first.record];
-                let base = format!("{}-{}", slugify(&record.title, "paper"), record.year);
-                let key = format!("{:016x}-{:016x}", g.abstract_key.unwrap_or(0), g.title_key);
-                (base, key)
+                format!("{}-{}", slugify(&record.title, "paper"), record.year)
             })
             .collect(),
+        |i| {
+            let g = &groups[i];
+            let abstract_key = g
+                .abstract_key
+                .or_else(|| g.abstract_text.map(text_key_hash))
+                .unwrap_or(0);
+            format!("{abstract_key:016x}-{:016x}", g.title_key)
+        },
     );
 
     // Authors sorted by slug: map provisional index -> final id.
@@ -474,41 +489,42 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// Makes slugs unique. Input: `(base slug, identity key)` per item. Items sharing a
-/// base are ordered by identity key; the first keeps the base, the others get a suffix
-/// from a stable hash of their key (and, in the unlikely case that collides too, a
-/// counter). The result depends only on the set of items, never on their order.
-fn assign_slugs(items: Vec<(String, String)>) -> Vec<String> {
+/// Makes slugs unique. Input: each item's base slug, and its identity key (asked for
+/// only when its base is shared). Items sharing a base are ordered by identity key; the
+/// first keeps the base, the others get a suffix from a stable hash of their key (and, in
+/// the unlikely case that collides too, a counter). The result depends only on the set
+/// of items, never on their order.
+fn assign_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec<String> {
     let mut by_base: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, (base, _)) in items.iter().enumerate() {
+    for (i, base) in bases.iter().enumerate() {
         by_base.entry(base.as_str()).or_default().push(i);
     }
-    let mut slugs = vec![String::new(); items.len()];
-    let mut taken: std::collections::HashSet<String> =
-        items.iter().map(|(base, _)| base.clone()).collect();
+    let mut slugs: Vec<Option<String>> = vec![None; bases.len()];
+    let mut taken: std::collections::HashSet<String> = bases.iter().cloned().collect();
     let mut collisions: Vec<(&str, Vec<usize>)> =
         by_base.into_iter().filter(|(_, v)| v.len() > 1).collect();
     collisions.sort_by(|a, b| a.0.cmp(b.0));
-    for (base, mut members) in collisions {
-        members.sort_by(|&a, &b| items[a].1.cmp(&items[b].1));
-        slugs[members[0]] = base.to_string();
-        for &m in &members[1..] {
-            let mut candidate = format!("{base}-{:06x}", stable_hash(&items[m].1) >> 40);
+    for (base, members) in collisions {
+        let mut keyed: Vec<(String, usize)> = members.iter().map(|&m| (key_of(m), m)).collect();
+        keyed.sort();
+        slugs[keyed[0].1] = Some(base.to_string());
+        for (key, m) in &keyed[1..] {
+            let hash = stable_hash(key) >> 40;
+            let mut candidate = format!("{base}-{hash:06x}");
             let mut n = 2;
             while taken.contains(&candidate) {
-                candidate = format!("{base}-{:06x}-{n}", stable_hash(&items[m].1) >> 40);
+                candidate = format!("{base}-{hash:06x}-{n}");
                 n += 1;
             }
             taken.insert(candidate.clone());
-            slugs[m] = candidate;
-        }
-    }
-    for (i, (base, _)) in items.iter().enumerate() {
-        if slugs[i].is_empty() {
-            slugs[i] = base.clone();
+            slugs[*m] = Some(candidate);
         }
     }
     slugs
+        .into_iter()
+        .zip(bases)
+        .map(|(slug, base)| slug.unwrap_or(base))
+        .collect()
 }
 
 #[cfg(test)]

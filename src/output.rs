@@ -175,25 +175,26 @@ impl OutputWriter {
         all.sort_unstable();
         all.dedup();
 
-        // Create every folder, checking each resolves inside the output folder.
-        let dirs: BTreeSet<&str> = staged
-            .iter()
-            .filter_map(|(path, _)| path.rsplit_once('/').map(|(dir, _)| dir))
-            .collect();
-        let mut checked: HashSet<PathBuf> = HashSet::new();
-        for dir in &dirs {
-            let mut path = root.clone();
-            for part in dir.split('/') {
-                path.push(part);
-                if checked.insert(path.clone()) {
-                    ensure_dir_inside(root, &path)?;
+        // Create every folder, checking each resolves inside the output folder: level by
+        // level, each level in parallel once its parents exist.
+        let mut levels: Vec<BTreeSet<&str>> = Vec::new();
+        for (path, _) in &staged {
+            for (depth, (i, _)) in path.match_indices('/').enumerate() {
+                if levels.len() <= depth {
+                    levels.push(BTreeSet::new());
                 }
+                levels[depth].insert(&path[..i]);
             }
         }
-        for (path, staged_file) in &staged {
-            let target = root.join(path);
-            fs::rename(staged_file, &target).map_err(io_err("replace", &target))?;
+        for level in &levels {
+            level
+                .par_iter()
+                .try_for_each(|dir| ensure_dir_inside(root, &root.join(dir)))?;
         }
+        staged.par_iter().try_for_each(|(path, staged_file)| {
+            let target = root.join(path);
+            fs::rename(staged_file, &target).map_err(io_err("replace", &target))
+        })?;
         let _ = fs::remove_dir_all(&self.staging);
 
         // Remove what an earlier build wrote and this one did not.

@@ -403,13 +403,16 @@ impl Linker {
     /// Link to a site path such as `authors/x/` (directories end in `/`) or `style.css`.
     fn href(&self, site_path: &str) -> String {
         let is_dir = site_path.is_empty() || site_path.ends_with('/');
-        if is_dir && !self.pretty {
-            format!("{}{site_path}index.html", self.root)
-        } else if site_path.is_empty() && self.root.is_empty() {
-            "./".to_string()
-        } else {
-            format!("{}{site_path}", self.root)
+        if site_path.is_empty() && self.root.is_empty() && self.pretty {
+            return "./".to_string();
         }
+        let mut href = String::with_capacity(self.root.len() + site_path.len() + 10);
+        href.push_str(&self.root);
+        href.push_str(site_path);
+        if is_dir && !self.pretty {
+            href.push_str("index.html");
+        }
+        href
     }
 }
 
@@ -488,6 +491,10 @@ struct Planner<'a> {
     subjects: BTreeMap<&'a str, Vec<PaperId>>,
     /// Year -> papers.
     years: BTreeMap<u16, Vec<PaperId>>,
+    /// Site path of each author page, by author id.
+    author_paths: Vec<String>,
+    /// Site path of each paper page, by paper id.
+    paper_paths: Vec<String>,
 }
 
 impl<'a> Planner<'a> {
@@ -630,6 +637,8 @@ impl<'a> Planner<'a> {
             diagnostics,
             subjects,
             years,
+            author_paths: graph.authors.iter().map(author_path).collect(),
+            paper_paths: graph.papers.iter().map(paper_path).collect(),
         }
     }
 
@@ -776,7 +785,7 @@ impl<'a> Planner<'a> {
     fn author_link(&self, id: AuthorId, linker: &Linker) -> AuthorLink {
         AuthorLink {
             name: self.profiles[id].name.clone(),
-            href: linker.href(&author_path(&self.graph.authors[id])),
+            href: linker.href(&self.author_paths[id]),
         }
     }
 
@@ -784,7 +793,7 @@ impl<'a> Planner<'a> {
         let paper = &self.graph.papers[id];
         PaperItem {
             title: paper.title.clone(),
-            href: linker.href(&paper_path(paper)),
+            href: linker.href(&self.paper_paths[id]),
             year: paper.year,
             authors: paper
                 .authors
@@ -846,7 +855,7 @@ impl<'a> Planner<'a> {
                 .take(HOME_AUTHORS)
                 .map(|&id| AuthorCount {
                     name: self.profiles[id].name.clone(),
-                    href: linker.href(&author_path(&graph.authors[id])),
+                    href: linker.href(&self.author_paths[id]),
                     count: graph.authors[id].papers.len(),
                 })
                 .collect();
@@ -910,7 +919,7 @@ impl<'a> Planner<'a> {
                     if let Some(group) = letters.last_mut() {
                         group.authors.push(AuthorCount {
                             name: self.profiles[id].name.clone(),
-                            href: linker.href(&author_path(&graph.authors[id])),
+                            href: linker.href(&self.author_paths[id]),
                             count: graph.authors[id].papers.len(),
                         });
                     }
@@ -988,7 +997,7 @@ impl<'a> Planner<'a> {
                         .iter()
                         .map(|&(other, shared)| AuthorCount {
                             name: self.profiles[other].name.clone(),
-                            href: linker.href(&author_path(&graph.authors[other])),
+                            href: linker.href(&self.author_paths[other]),
                             count: shared,
                         })
                         .collect(),
@@ -1052,7 +1061,7 @@ impl<'a> Planner<'a> {
                                 .take(MORE_PAPERS_PER_AUTHOR)
                                 .map(|&p| PaperRef {
                                     title: graph.papers[p].title.clone(),
-                                    href: linker.href(&paper_path(&graph.papers[p])),
+                                    href: linker.href(&self.paper_paths[p]),
                                     year: graph.papers[p].year,
                                 })
                                 .collect(),
@@ -1334,8 +1343,16 @@ fn family_sort_key(name: &str) -> String {
 }
 
 fn truncate_chars(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
+    // Only the start of a long text matters: look at a little more than `max` characters.
+    let head_end = text
+        .char_indices()
+        .nth(max * 2)
+        .map_or(text.len(), |(i, _)| i);
+    let flat: String = text[..head_end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if head_end == text.len() && flat.chars().count() <= max {
         return flat;
     }
     let cut: String = flat.chars().take(max).collect();
@@ -1388,5 +1405,9 @@ mod tests {
     fn descriptions_are_cut_at_words() {
         assert_eq!(truncate_chars("a  b\nc", 10), "a b c");
         assert_eq!(truncate_chars("alpha beta gamma delta", 12), "alpha beta…");
+        let long = "word ".repeat(1000);
+        let cut = truncate_chars(&long, 200);
+        assert!(cut.ends_with('…') && cut.chars().count() <= 201, "{cut}");
+        assert_eq!(truncate_chars("short   text", 200), "short text");
     }
 }

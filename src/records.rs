@@ -97,6 +97,7 @@ pub fn parse_record_file(path: &Path, bytes: &[u8]) -> (Option<RecordFile>, Vec<
         raw_lines: &raw_lines,
         blocks: &blocks,
         diagnostics: &mut diagnostics,
+        may_need_cleaning: may_need_cleaning(text.as_bytes()),
     };
     let file = parser.parse();
     (file, diagnostics)
@@ -196,6 +197,24 @@ struct Parser<'a, 'b> {
     raw_lines: &'a [&'a str],
     blocks: &'a [Block<'a>],
     diagnostics: &'b mut Vec<Diagnostic>,
+    /// False when the file certainly holds no character that [`Parser::clean`] replaces.
+    may_need_cleaning: bool,
+}
+
+/// Whether `bytes` may hold a control character or a noncharacter: a C0 control other
+/// than tab, line feed and carriage return, DEL, or a lead byte of the ranges that hold
+/// C1 controls (0xC2) and noncharacters (0xEF, 0xF0-0xF4). Branch-free, so it runs at
+/// vector speed over whole files.
+fn may_need_cleaning(bytes: &[u8]) -> bool {
+    bytes.chunks(4096).any(|chunk| {
+        chunk.iter().fold(false, |found, &b| {
+            found
+                | ((b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r'))
+                | (b == 0x7f)
+                | (b == 0xc2)
+                | (b >= 0xef) & (b <= 0xf4)
+        })
+    })
 }
 
 impl<'a> Parser<'a, '_> {
@@ -486,12 +505,7 @@ impl<'a> Parser<'a, '_> {
     /// Replaces characters that have no place in text (controls, noncharacters) with
     /// U+FFFD, warning once per occurrence site.
     fn clean(&mut self, text: &str, line: usize) -> String {
-        let suspicious = if text.is_ascii() {
-            text.bytes().any(|b| b < 0x20 && b != b'\t' || b == 0x7f)
-        } else {
-            text.chars().any(is_unwanted_char)
-        };
-        if !suspicious {
+        if !self.may_need_cleaning || !text.chars().any(is_unwanted_char) {
             return text.to_string();
         }
         let location = self.location(line);
@@ -793,6 +807,21 @@ mod tests {
         assert!(diags
             .iter()
             .any(|d| d.message.contains("control characters")));
+    }
+
+    #[test]
+    fn c1_controls_and_noncharacters_are_replaced_too() {
+        let text = GOOD.replace("A Title", "A\u{85}B\u{FFFE}C\u{FDD0}D\u{10FFFF}");
+        let (file, diags) = parse(&text);
+        assert_eq!(
+            file.unwrap().records[0].title,
+            "A\u{FFFD}B\u{FFFD}C\u{FFFD}D\u{FFFD}"
+        );
+        assert_eq!(diags.len(), 1);
+        // Ordinary non-ASCII text needs no cleaning.
+        let (file, diags) = parse(&GOOD.replace("A Title", "Ünïcödé · 45° ½ 王伟 𝔸"));
+        assert_eq!(file.unwrap().records[0].title, "Ünïcödé · 45° ½ 王伟 𝔸");
+        assert!(diags.is_empty());
     }
 
     #[test]
