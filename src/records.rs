@@ -212,7 +212,7 @@ fn may_need_cleaning(bytes: &[u8]) -> bool {
                 | ((b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r'))
                 | (b == 0x7f)
                 | (b == 0xc2)
-                | (b >= 0xef) & (b <= 0xf4)
+                | (0xef..=0xf4).contains(&b)
         })
     })
 }
