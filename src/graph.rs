@@ -317,11 +317,13 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
             let subjects = choose_subjects(&copies);
             let mut notes = Vec::new();
             let mut diagnostics = Vec::new();
-            let mut report = |field: &'static str, values: Vec<&str>, chosen: &str| {
-                if values.iter().all(|v| *v == values[0]) {
+            // `values` holds one entry per copy (`None`: the copy has no such value).
+            let mut report = |field: &'static str, values: Vec<Option<&str>>, chosen: &str| {
+                let present: Vec<&str> = values.iter().flatten().copied().collect();
+                if present.iter().all(|v| *v == present[0]) {
                     return;
                 }
-                let mut distinct = values;
+                let mut distinct = present;
                 distinct.sort_unstable();
                 distinct.dedup();
                 notes.push(MergeNote {
@@ -330,7 +332,13 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
                     chosen: chosen.to_string(),
                     variants: distinct.len(),
                 });
-                let c = &group.copies[0];
+                // Point at the first copy that differs from the value kept.
+                let differing = values
+                    .iter()
+                    .position(|v| v.is_some_and(|v| v != chosen))
+                    .unwrap_or(0);
+                let copy = &group.copies[differing];
+                let record = copies[differing];
                 diagnostics.push(
                     Diagnostic::warning(
                         format!(
@@ -340,38 +348,39 @@ pub fn link(files: &[RecordFile]) -> SiteGraph {
                             distinct.len()
                         ),
                         Some(Location::at_line(
-                            &files[c.file].path,
-                            first.line,
+                            &files[copy.file].path,
+                            record.line,
                             1,
-                            &format!("{}{}", first.source, first.year),
+                            &format!("{}{}", record.source, record.year),
                             1,
                         )),
                     )
-                    .with_note(format!("using {field} `{}`", shorten(chosen))),
+                    .with_note(format!(
+                        "this copy differs; using {field} `{}` from {}",
+                        shorten(chosen),
+                        files[group.copies[0].file].path.display()
+                    )),
                 );
             };
             report(
                 "title",
-                copies.iter().map(|r| r.title.as_str()).collect(),
+                copies.iter().map(|r| Some(r.title.as_str())).collect(),
                 &first.title,
             );
             report(
                 "abstract",
-                copies
-                    .iter()
-                    .filter_map(|r| r.abstract_text.as_deref())
-                    .collect(),
+                copies.iter().map(|r| r.abstract_text.as_deref()).collect(),
                 abstract_text.as_deref().unwrap_or(""),
             );
             let subject_values: Vec<String> = copies.iter().map(|r| r.subjects.join(" ")).collect();
             report(
                 "subject",
-                subject_values.iter().map(String::as_str).collect(),
+                subject_values.iter().map(|s| Some(s.as_str())).collect(),
                 &subjects.join(" "),
             );
             report(
                 "source",
-                copies.iter().map(|r| r.source.as_str()).collect(),
+                copies.iter().map(|r| Some(r.source.as_str())).collect(),
                 &first.source,
             );
             let paper = Paper {
