@@ -30,7 +30,7 @@ pub struct SiteConfig {
     /// opened straight from disk.
     pub pretty_urls: Option<bool>,
     /// Per-author settings, keyed by author slug (as in `/authors/<slug>/`) or by name.
-    pub authors: BTreeMap<String, AuthorSettings>,
+    pub authors: BTreeMap<String, AuthorDetails>,
 }
 
 impl Default for SiteConfig {
@@ -46,10 +46,11 @@ impl Default for SiteConfig {
     }
 }
 
-/// Settings for one author; each overrides the author's bio front matter.
+/// Details of one author's profile. The same keys serve in `profilegen.yaml` (under
+/// `authors.<slug>`) and in a bio's front matter; the configuration wins.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct AuthorSettings {
+pub struct AuthorDetails {
     /// Display name to show instead of the record files' name.
     pub name: Option<String>,
     /// Institution.

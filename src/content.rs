@@ -10,22 +10,8 @@ use std::path::{Path, PathBuf};
 use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
 use serde::Deserialize;
 
-use crate::config::yaml_diagnostic;
+use crate::config::{yaml_diagnostic, AuthorDetails};
 use crate::diagnostics::{Diagnostic, Location};
-
-/// Front matter of an author bio.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BioFrontMatter {
-    /// Institution.
-    pub affiliation: Option<String>,
-    /// Homepage URL (http or https).
-    pub homepage: Option<String>,
-    /// ORCID iD, e.g. `0000-0002-1825-0097`.
-    pub orcid: Option<String>,
-    /// Photo: a path under `static/` or an http(s) URL.
-    pub photo: Option<String>,
-}
 
 /// An author bio, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +21,7 @@ pub struct Bio {
     /// The file, for diagnostics.
     pub path: PathBuf,
     /// Front matter.
-    pub front: BioFrontMatter,
+    pub front: AuthorDetails,
     /// The body rendered to safe HTML.
     pub body_html: String,
 }
@@ -94,11 +80,11 @@ pub fn split_front_matter(text: &str) -> (Option<&str>, usize, &str) {
 /// Parses a bio file. `slug` is the file stem.
 pub fn parse_bio(path: &Path, slug: &str, text: &str) -> Result<Bio, Diagnostic> {
     let (front, offset, body) = split_front_matter(text);
-    let front: BioFrontMatter = match front {
+    let front: AuthorDetails = match front {
         Some(front) if !front.trim().is_empty() => {
             serde_yaml::from_str(front).map_err(|err| yaml_diagnostic(path, front, offset, &err))?
         }
-        _ => BioFrontMatter::default(),
+        _ => AuthorDetails::default(),
     };
     Ok(Bio {
         slug: slug.to_string(),

@@ -106,12 +106,16 @@ impl SiteGraph {
         self.papers.iter().filter(|p| p.authors.len() > 1).count()
     }
 
-    /// The author with this slug.
-    pub fn author_by_slug(&self, slug: &str) -> Option<&Author> {
+    /// The id of the author with this slug.
+    pub fn author_id_by_slug(&self, slug: &str) -> Option<AuthorId> {
         self.authors
             .binary_search_by(|a| a.slug.as_str().cmp(slug))
             .ok()
-            .map(|i| &self.authors[i])
+    }
+
+    /// The author with this slug.
+    pub fn author_by_slug(&self, slug: &str) -> Option<&Author> {
+        self.author_id_by_slug(slug).map(|i| &self.authors[i])
     }
 
     /// The paper with this slug.

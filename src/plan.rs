@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::config::SiteConfig;
+use crate::config::{AuthorDetails, SiteConfig};
 use crate::content::{is_orcid, is_safe_url, is_web_url, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
@@ -511,25 +511,12 @@ impl<'a> Planner<'a> {
             })
             .collect();
         for bio in input.bios {
-            match graph.author_by_slug(&bio.slug) {
-                Some(_) => {
-                    let id = graph
-                        .authors
-                        .binary_search_by(|a| a.slug.as_str().cmp(&bio.slug))
-                        .unwrap_or_default();
+            match graph.author_id_by_slug(&bio.slug) {
+                Some(id) => {
                     let profile = &mut profiles[id];
                     let body = bio.body_html.trim();
                     profile.bio_html = (!body.is_empty()).then(|| body.to_string());
-                    let f = &bio.front;
-                    apply(
-                        profile,
-                        &f.affiliation,
-                        &f.homepage,
-                        &f.orcid,
-                        &f.photo,
-                        &bio.path,
-                        &mut diagnostics,
-                    );
+                    apply(profile, &bio.front, &bio.path, &mut diagnostics);
                 }
                 None => diagnostics.push(
                     Diagnostic::warning(
@@ -548,19 +535,7 @@ impl<'a> Planner<'a> {
                 .position(|a| a.slug == *key || a.key == name_key(key));
             match id {
                 Some(id) => {
-                    let profile = &mut profiles[id];
-                    if let Some(name) = &settings.name {
-                        profile.name = name.clone();
-                    }
-                    apply(
-                        profile,
-                        &settings.affiliation,
-                        &settings.homepage,
-                        &settings.orcid,
-                        &settings.photo,
-                        config_path,
-                        &mut diagnostics,
-                    );
+                    apply(&mut profiles[id], settings, config_path, &mut diagnostics);
                 }
                 None => diagnostics.push(Diagnostic::warning(
                     format!(
@@ -1276,58 +1251,50 @@ fn json_file<T: Serialize>(path: &str, value: &T) -> PlannedFile {
     }
 }
 
-/// Merges affiliation/homepage/ORCID/photo into a profile, checking URLs.
-#[allow(clippy::too_many_arguments)]
+/// Merges an author's details into their profile, checking names and URLs; what does
+/// not check out is reported and ignored.
 fn apply(
     profile: &mut Profile,
-    affiliation: &Option<String>,
-    homepage: &Option<String>,
-    orcid: &Option<String>,
-    photo: &Option<String>,
+    details: &AuthorDetails,
     path: &std::path::Path,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    if let Some(a) = affiliation {
+    let mut reject = |what: String| {
+        diagnostics.push(Diagnostic::warning(
+            format!("{}: {what}; ignored", path.display()),
+            None,
+        ))
+    };
+    if let Some(name) = details.name.as_deref().map(str::trim) {
+        if name.is_empty() {
+            reject("empty display name".into());
+        } else {
+            profile.name = name.to_string();
+        }
+    }
+    if let Some(a) = &details.affiliation {
         profile.affiliation = Some(a.clone());
     }
-    if let Some(url) = homepage {
+    if let Some(url) = &details.homepage {
         if is_web_url(url) {
             profile.homepage = Some(url.trim().to_string());
         } else {
-            diagnostics.push(Diagnostic::warning(
-                format!(
-                    "{}: homepage `{url}` is not an http(s) URL; ignored",
-                    path.display()
-                ),
-                None,
-            ));
+            reject(format!("homepage `{url}` is not an http(s) URL"));
         }
     }
-    if let Some(id) = orcid {
+    if let Some(id) = &details.orcid {
         let id = id.trim().trim_start_matches("https://orcid.org/");
         if is_orcid(id) {
             profile.orcid = Some(id.to_string());
         } else {
-            diagnostics.push(Diagnostic::warning(
-                format!(
-                    "{}: `{id}` is not a valid ORCID iD; ignored",
-                    path.display()
-                ),
-                None,
-            ));
+            reject(format!("`{id}` is not a valid ORCID iD"));
         }
     }
-    if let Some(p) = photo {
+    if let Some(p) = &details.photo {
         if is_safe_url(p) && !p.contains("..") {
             profile.photo = Some(p.clone());
         } else {
-            diagnostics.push(Diagnostic::warning(
-                format!(
-                    "{}: photo `{p}` is not a safe path or URL; ignored",
-                    path.display()
-                ),
-                None,
-            ));
+            reject(format!("photo `{p}` is not a safe path or URL"));
         }
     }
 }
