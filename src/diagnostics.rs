@@ -123,11 +123,11 @@ impl Diagnostic {
             Severity::Warning => Level::WARNING,
             Severity::Error => Level::ERROR,
         };
-        let message = printable(&self.message);
-        let note = self.note.as_deref().map(printable);
+        let message = printable(&self.message, true);
+        let note = self.note.as_deref().map(|n| printable(n, true));
         let mut rendered = match &self.location {
             Some(location) => {
-                let source = printable(&location.line_text);
+                let source = printable(&location.line_text, false);
                 let start = byte_index_of_char(&source, location.column - 1);
                 let end = byte_index_of_char(&source, location.column - 1 + location.width);
                 let path = location.path.display().to_string();
@@ -162,10 +162,13 @@ fn severity_word(severity: Severity) -> &'static str {
 }
 
 /// Input text shown on a terminal must not carry escape sequences or other controls.
-fn printable(text: &str) -> String {
+/// Line breaks are kept in messages (a template error spans several lines) when
+/// `keep_newlines` is set; every other control character is replaced.
+fn printable(text: &str, keep_newlines: bool) -> String {
     text.chars()
         .map(|c| match c {
             '\t' => ' ',
+            '\n' if keep_newlines => '\n',
             c if c.is_control() => '\u{FFFD}',
             c => c,
         })

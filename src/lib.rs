@@ -11,6 +11,7 @@
 //! [`site`] runs the pipeline for `build` and `check`; [`config`] and [`content`] read
 //! the site configuration, author bios and extra pages.
 
+pub mod cite;
 pub mod cli;
 pub mod config;
 pub mod content;
@@ -25,3 +26,4 @@ pub mod render;
 pub mod site;
 pub mod slug;
 pub mod taxonomy;
+pub mod tex;

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use tera::{Context, Tera};
 
 use crate::diagnostics::Diagnostic;
-use crate::plan::{PlannedFile, PlannedPage, SitePlan};
+use crate::plan::{Output, PlannedFile, PlannedOutput, SitePlan};
 
 /// The default theme's templates, embedded at compile time: `(file name, source)`.
 pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -31,12 +31,15 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ("year.html", include_str!("../templates/year.html")),
     ("page.html", include_str!("../templates/page.html")),
     ("404.html", include_str!("../templates/404.html")),
+    ("atom.xml", include_str!("../templates/atom.xml")),
+    ("sitemap.xml", include_str!("../templates/sitemap.xml")),
 ];
 
 /// The default theme's static files, embedded: `(path under the output, contents)`.
 pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
     ("style.css", include_bytes!("../static/style.css")),
     ("favicon.svg", include_bytes!("../static/favicon.svg")),
+    ("site.js", include_bytes!("../static/site.js")),
 ];
 
 /// A Tera instance loaded with the theme.
@@ -62,35 +65,44 @@ impl Renderer {
         Ok(Renderer { tera })
     }
 
-    /// Renders one page of `plan`.
-    pub fn render_page(
+    /// Produces one output of `plan`: renders its template, or takes its bytes.
+    pub fn render_output(
         &self,
         plan: &SitePlan,
-        page: &PlannedPage,
+        planned: &PlannedOutput,
     ) -> Result<PlannedFile, Diagnostic> {
-        let context = Context::from_serialize(&plan.context(page)).map_err(|err| {
+        let context = match plan.output(planned) {
+            Output::Bytes(bytes) => {
+                return Ok(PlannedFile {
+                    path: planned.path.clone(),
+                    bytes,
+                })
+            }
+            Output::Page(context) => Context::from_serialize(&context),
+            Output::Feed(context) => Context::from_serialize(&context),
+            Output::Sitemap(context) => Context::from_serialize(&context),
+        }
+        .map_err(|err| {
             template_error(
-                &format!("context of {} is not serializable", page.path),
+                &format!("context of {} is not serializable", planned.path),
                 &err,
             )
         })?;
-        let html = self.tera.render(page.template, &context).map_err(|err| {
+        let template = planned.template.unwrap_or_default();
+        let text = self.tera.render(template, &context).map_err(|err| {
             template_error(
-                &format!(
-                    "rendering {} with template {} failed",
-                    page.path, page.template
-                ),
+                &format!("rendering {} with template {template} failed", planned.path),
                 &err,
             )
         })?;
         Ok(PlannedFile {
-            path: page.path.clone(),
-            bytes: html.into_bytes(),
+            path: planned.path.clone(),
+            bytes: text.into_bytes(),
         })
     }
 
-    /// Renders every page of `plan` in parallel and hands each file to `sink` as soon as
-    /// it is rendered; only the pages in flight are held in memory. Stops at the first
+    /// Produces every output of `plan` in parallel and hands each file to `sink` as soon
+    /// as it is ready; only the outputs in flight are held in memory. Stops at the first
     /// failure (of rendering or of `sink`) and returns it.
     pub fn render_each(
         &self,
@@ -99,10 +111,10 @@ impl Renderer {
         sink: impl Fn(PlannedFile) -> Result<(), Diagnostic> + Sync,
     ) -> Result<(), Diagnostic> {
         let result = plan
-            .pages
+            .outputs
             .par_iter()
             .progress_with(progress.clone())
-            .try_for_each(|page| sink(self.render_page(plan, page)?));
+            .try_for_each(|planned| sink(self.render_output(plan, planned)?));
         progress.finish_and_clear();
         result
     }

@@ -78,7 +78,7 @@ pub struct BuildReport {
     pub papers: usize,
     /// Papers listed by several authors.
     pub shared_papers: usize,
-    /// Pages rendered.
+    /// HTML pages rendered.
     pub pages: usize,
     /// Output files in all (pages, data, static).
     pub files: usize,
@@ -222,8 +222,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
 
     // Files written as they are: data files, then static files (the site's own first,
     // overriding the theme's of the same name; never a generated page).
-    let generated: HashSet<&str> = plan.pages.iter().map(|p| p.path.as_str()).collect();
-    let mut files: Vec<PlannedFile> = plan.files.clone();
+    let generated: HashSet<&str> = plan.outputs.iter().map(|p| p.path.as_str()).collect();
+    let mut files: Vec<PlannedFile> = Vec::new();
     let mut static_paths = HashSet::new();
     for (path, bytes) in input
         .static_files
@@ -234,7 +234,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         if !static_paths.insert(path.to_string()) {
             continue;
         }
-        if generated.contains(path) || plan.files.iter().any(|f| f.path == path) {
+        if generated.contains(path) {
             diagnostics.push(Diagnostic::warning(
                 format!(
                     "static/{path} has the same path as a generated file; the generated file wins"
@@ -276,8 +276,12 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
             None => Ok(()),
         }
     };
-    let page_count = plan.pages.len();
-    let progress = progress_bar(options.progress, page_count as u64);
+    let page_count = plan
+        .outputs
+        .iter()
+        .filter(|o| matches!(o.kind, crate::plan::OutputKind::Page(_)))
+        .count();
+    let progress = progress_bar(options.progress, plan.outputs.len() as u64);
     let rendered = renderer
         .render_each(&plan, &progress, stage)
         .and_then(|()| files.iter().try_for_each(|f| stage(f.clone())));
@@ -290,7 +294,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         all.push(d.clone());
         return Err(fail(d.message, all));
     }
-    let file_count = page_count + files.len();
+    let file_count = plan.outputs.len() + files.len();
     let write = match writer {
         Some(writer) => writer.commit().map_err(|err| {
             let mut all = diagnostics.clone();

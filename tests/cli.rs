@@ -13,7 +13,15 @@ fn build_summary_counts_the_site() {
         summary.starts_with("Built 3 authors, 13 papers (2 shared by several authors), 34 pages;"),
         "{summary}"
     );
-    assert!(summary.contains("0 warnings, 0 errors in "), "{summary}");
+    // The seed site has two warnings: no base_url, and a TeX macro (`\shadowsync`)
+    // that only the paper's own source defines.
+    assert!(summary.contains("2 warnings, 0 errors in "), "{summary}");
+    assert!(run.stderr.contains("base_url is not set"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("unknown command: \"\\\\shadowsync\""),
+        "{}",
+        run.stderr
+    );
     // A second build changes nothing on disk.
     let again = site.build();
     assert!(again.stderr.contains("0 files written"), "{}", again.stderr);
@@ -102,7 +110,11 @@ fn strict_fails_on_any_diagnostic_and_writes_nothing() {
     // Without --strict it builds, with the warning.
     let run = site.run(&["build"]);
     assert_eq!(run.code, 0);
-    assert!(run.stderr.contains("1 warning, 0 errors"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("3 warnings, 0 errors"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(site.run(&["check"]).code, 0);
     assert_eq!(site.run(&["check", "--strict"]).code, 1);
 }
@@ -206,7 +218,7 @@ fn template_override_by_file_name() {
     let site = Site::seeds();
     site.file(
         "templates/paper.html",
-        "{% extends \"base.html\" %}{% block content %}<h1 class=\"custom\">{{ title }}</h1>{% endblock content %}",
+        "{% extends \"base.html\" %}{% block content %}<h1 class=\"custom\">{{ title_html | safe }}</h1>{% endblock content %}",
     );
     site.file("static/extra.txt", "copied as is");
     site.build();
@@ -333,7 +345,21 @@ fn init_creates_a_site_that_builds() {
         readme.contains("templates/"),
         "README explains overriding templates"
     );
-    let run = site.run(&["build", "--root", "newsite", "--strict"]);
+    let run = site.run(&["build", "--root", "newsite"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("1 warning, 0 errors"),
+        "only base_url: {}",
+        run.stderr
+    );
+    let run = site.run(&[
+        "build",
+        "--root",
+        "newsite",
+        "--strict",
+        "--base-url",
+        "https://example.org/",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(site
         .root()

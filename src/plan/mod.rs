@@ -16,6 +16,14 @@ use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
 use crate::normalize::name_key;
 use crate::slug::subject_segment;
 use crate::taxonomy::{category_group, category_name};
+use crate::tex::render_tex;
+
+mod exports;
+mod feeds;
+mod metadata;
+
+pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext, FEED_ENTRIES};
+pub use metadata::{FeedLink, MetaTag, PageMeta};
 
 /// URL segments that extra pages may not use.
 pub const RESERVED_SEGMENTS: &[&str] = &[
@@ -31,24 +39,116 @@ pub const MORE_PAPERS_PER_AUTHOR: usize = 3;
 
 /// Everything the site consists of, before rendering.
 ///
-/// Pages are listed with their kind only; [`SitePlan::context`] builds a page's
-/// context on demand, so a renderer holds only the contexts of the pages in flight and a
-/// later stage can rebuild just the pages it needs.
+/// Outputs are listed with their kind only; [`SitePlan::output`] builds one output's
+/// context (or bytes) on demand, so a renderer holds only the outputs in flight and a
+/// later stage can rebuild just the outputs it needs.
 pub struct SitePlan<'a> {
     planner: Planner<'a>,
-    /// Pages rendered from templates, in a fixed order.
-    pub pages: Vec<PlannedPage>,
-    /// Files written as they are (data files).
-    pub files: Vec<PlannedFile>,
+    /// Every output file, in a fixed order.
+    pub outputs: Vec<PlannedOutput>,
     /// Warnings found while planning (bios for unknown authors, bad URLs, ...).
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl SitePlan<'_> {
-    /// The template context of one of this plan's pages.
-    pub fn context(&self, page: &PlannedPage) -> PageContext {
-        self.planner.build(&page.kind)
+    /// What one of this plan's outputs holds: a template context, or finished bytes.
+    pub fn output(&self, output: &PlannedOutput) -> Output {
+        self.planner.build(&output.kind)
     }
+}
+
+/// One output file to produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedOutput {
+    /// Output path relative to the output folder, e.g. `authors/zoe-li/index.html`.
+    pub path: String,
+    /// Template that renders it (`author.html`, `atom.xml`, ...), if any.
+    pub template: Option<&'static str>,
+    /// What it holds.
+    pub kind: OutputKind,
+}
+
+/// What an output file holds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum OutputKind {
+    /// An HTML page.
+    Page(PageKind),
+    /// An Atom feed.
+    Feed(FeedKind),
+    /// `/sitemap.xml`.
+    Sitemap,
+    /// `/robots.txt`.
+    Robots,
+    /// `/data/authors.json`.
+    AuthorsData,
+    /// `/data/papers.json`.
+    PapersData,
+    /// One paper's citation, beside its page (`cite.bib`, ...).
+    PaperCitation(PaperId, CitationFormat),
+    /// All of an author's papers, beside their page (`publications.bib`, ...).
+    AuthorCitations(AuthorId, CitationFormat),
+}
+
+/// Which Atom feed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FeedKind {
+    /// The whole site, `/atom.xml`.
+    Site,
+    /// One author, `/authors/<slug>/atom.xml`.
+    Author(AuthorId),
+    /// One subject, `/subjects/<code>/atom.xml`.
+    Subject(String),
+}
+
+/// A citation export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CitationFormat {
+    /// BibTeX (`.bib`).
+    Bibtex,
+    /// RIS (`.ris`).
+    Ris,
+    /// CSL-JSON (`.json`).
+    CslJson,
+}
+
+impl CitationFormat {
+    /// Every format, in output order.
+    pub const ALL: [CitationFormat; 3] = [
+        CitationFormat::Bibtex,
+        CitationFormat::Ris,
+        CitationFormat::CslJson,
+    ];
+
+    /// The format's name, for links.
+    pub fn label(self) -> &'static str {
+        match self {
+            CitationFormat::Bibtex => "BibTeX",
+            CitationFormat::Ris => "RIS",
+            CitationFormat::CslJson => "CSL-JSON",
+        }
+    }
+
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            CitationFormat::Bibtex => "bib",
+            CitationFormat::Ris => "ris",
+            CitationFormat::CslJson => "json",
+        }
+    }
+}
+
+/// The contents of one output, as [`SitePlan::output`] builds it.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// Context for an HTML page template.
+    Page(Box<PageContext>),
+    /// Context for the Atom feed template.
+    Feed(FeedContext),
+    /// Context for the sitemap template.
+    Sitemap(SitemapContext),
+    /// Finished bytes.
+    Bytes(Vec<u8>),
 }
 
 /// Which page: the kind of page and what it is about.
@@ -76,18 +176,7 @@ pub enum PageKind {
     NotFound,
 }
 
-/// A page to render.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedPage {
-    /// Output path relative to the output folder, e.g. `authors/zoe-li/index.html`.
-    pub path: String,
-    /// Template name, e.g. `author.html`.
-    pub template: &'static str,
-    /// What the page shows.
-    pub kind: PageKind,
-}
-
-/// A file whose bytes are known at planning time.
+/// A finished output file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedFile {
     /// Output path relative to the output folder.
@@ -130,10 +219,14 @@ pub struct PageFrame {
     pub css_href: String,
     /// Link to the favicon.
     pub favicon_href: String,
+    /// Link to the progressive-enhancement script.
+    pub script_href: String,
     /// Link to the home page.
     pub home_href: String,
     /// Navigation entries.
     pub nav: Vec<NavLink>,
+    /// Search-engine and reference-manager metadata.
+    pub meta: PageMeta,
 }
 
 /// One navigation entry.
@@ -170,8 +263,8 @@ pub struct AuthorCount {
 /// A paper in a list.
 #[derive(Debug, Clone, Serialize)]
 pub struct PaperItem {
-    /// Title.
-    pub title: String,
+    /// Title as safe HTML.
+    pub title_html: String,
     /// Link to the paper's page.
     pub href: String,
     /// Year.
@@ -185,12 +278,21 @@ pub struct PaperItem {
 /// A paper in a short list: title, link and year only.
 #[derive(Debug, Clone, Serialize)]
 pub struct PaperRef {
-    /// Title.
-    pub title: String,
+    /// Title as safe HTML.
+    pub title_html: String,
     /// Link to the paper's page.
     pub href: String,
     /// Year.
     pub year: u16,
+}
+
+/// A link to a citation file.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportLink {
+    /// Format name, e.g. `BibTeX`.
+    pub format: &'static str,
+    /// Link to the file.
+    pub href: String,
 }
 
 /// A subject in a list.
@@ -311,11 +413,13 @@ pub enum PageData {
         years: Vec<YearGroup>,
         /// Co-authors with numbers of shared papers.
         coauthors: Vec<AuthorCount>,
+        /// Links to the author's publication lists in citation formats.
+        exports: Vec<ExportLink>,
     },
     /// One paper.
     Paper {
-        /// Title.
-        title: String,
+        /// Title as safe HTML (math as MathML).
+        title_html: String,
         /// Year.
         year: u16,
         /// Link to the year's page.
@@ -324,12 +428,16 @@ pub enum PageData {
         source: String,
         /// Subjects with full names.
         subjects: Vec<SubjectLink>,
-        /// Abstract paragraphs (text, escaped by the template).
-        abstract_paragraphs: Vec<String>,
+        /// Abstract paragraphs as safe HTML (text escaped, math as MathML).
+        abstract_html: Vec<String>,
         /// Authors on this site.
         authors: Vec<AuthorLink>,
         /// More papers by each author.
         more_by: Vec<MoreBy>,
+        /// The paper's BibTeX entry, for the "Cite" block.
+        bibtex: String,
+        /// Links to the paper's citation files.
+        exports: Vec<ExportLink>,
     },
     /// The subjects index.
     Subjects {
@@ -381,14 +489,19 @@ struct Linker {
     /// Prefix from the page to the site root: `""`, `"../"`, `"../../"`, or an absolute
     /// base path for pages served at any depth (404).
     root: String,
+    /// The folder of the page (`papers/x/`), for short links to files beside it; empty
+    /// for pages linked absolutely.
+    here: String,
     pretty: bool,
 }
 
 impl Linker {
     fn for_path(path: &str, pretty: bool) -> Linker {
         let depth = path.matches('/').count();
+        let here = path.rfind('/').map_or("", |i| &path[..=i]);
         Linker {
             root: "../".repeat(depth),
+            here: here.to_string(),
             pretty,
         }
     }
@@ -396,6 +509,7 @@ impl Linker {
     fn absolute(base_path: &str, pretty: bool) -> Linker {
         Linker {
             root: base_path.to_string(),
+            here: String::new(),
             pretty,
         }
     }
@@ -403,12 +517,16 @@ impl Linker {
     /// Link to a site path such as `authors/x/` (directories end in `/`) or `style.css`.
     fn href(&self, site_path: &str) -> String {
         let is_dir = site_path.is_empty() || site_path.ends_with('/');
-        if site_path.is_empty() && self.root.is_empty() && self.pretty {
+        let (prefix, rest) = match site_path.strip_prefix(self.here.as_str()) {
+            Some(rest) if !self.here.is_empty() => ("", rest),
+            _ => (self.root.as_str(), site_path),
+        };
+        if rest.is_empty() && prefix.is_empty() && self.pretty {
             return "./".to_string();
         }
-        let mut href = String::with_capacity(self.root.len() + site_path.len() + 10);
-        href.push_str(&self.root);
-        href.push_str(site_path);
+        let mut href = String::with_capacity(prefix.len() + rest.len() + 10);
+        href.push_str(prefix);
+        href.push_str(rest);
         if is_dir && !self.pretty {
             href.push_str("index.html");
         }
@@ -495,6 +613,86 @@ struct Planner<'a> {
     author_paths: Vec<String>,
     /// Site path of each paper page, by paper id.
     paper_paths: Vec<String>,
+    /// Public URL of each paper page (absolute with a base URL), by paper id.
+    paper_urls: Vec<String>,
+    /// Every paper, newest first (then by slug).
+    newest: Vec<PaperId>,
+    /// Title and abstract of each paper as HTML and as clean text, by paper id.
+    paper_texts: Vec<PaperText>,
+    /// Display names of each paper's authors, by paper id.
+    paper_author_names: Vec<Vec<String>>,
+    /// Citation key of each paper, by paper id.
+    citation_keys: Vec<String>,
+}
+
+/// A paper's title and abstract after TeX conversion.
+#[derive(Debug, Clone, Default)]
+struct PaperText {
+    /// Title as safe HTML (math as MathML).
+    title_html: String,
+    /// Title as clean text.
+    title_text: String,
+    /// Abstract paragraphs as safe HTML.
+    abstract_html: Vec<String>,
+    /// Abstract as clean text.
+    abstract_text: Option<String>,
+}
+
+/// Converts each paper's title and abstract (in parallel), reporting TeX that could not
+/// be read with the record it comes from.
+fn convert_texts(graph: &SiteGraph) -> (Vec<PaperText>, Vec<Diagnostic>) {
+    use rayon::prelude::*;
+    let converted: Vec<(PaperText, Vec<Diagnostic>)> = graph
+        .papers
+        .par_iter()
+        .map(|paper| {
+            let mut warnings = Vec::new();
+            let title = render_tex(&paper.title);
+            warnings.extend(title.warnings);
+            let mut abstract_html = Vec::new();
+            let mut abstract_text = Vec::new();
+            for paragraph in paper.abstract_text.iter().flat_map(|a| a.split("\n\n")) {
+                let rendered = render_tex(paragraph);
+                abstract_html.push(rendered.html);
+                abstract_text.push(rendered.text);
+                warnings.extend(rendered.warnings);
+            }
+            warnings.sort();
+            warnings.dedup();
+            let at = &paper.occurrences[0];
+            let record_line = format!("{}{}", paper.source, paper.year);
+            let diagnostics = warnings
+                .into_iter()
+                .map(|warning| {
+                    Diagnostic::warning(
+                        format!("TeX in `{}`: {warning}", paper.title),
+                        Some(Location::at_line(
+                            &at.path,
+                            at.line,
+                            1,
+                            &record_line,
+                            record_line.chars().count(),
+                        )),
+                    )
+                    .with_note("the fragment is shown as its source text")
+                })
+                .collect();
+            let text = PaperText {
+                title_html: title.html,
+                title_text: title.text,
+                abstract_html,
+                abstract_text: (!abstract_text.is_empty()).then(|| abstract_text.join("\n\n")),
+            };
+            (text, diagnostics)
+        })
+        .collect();
+    let mut texts = Vec::with_capacity(converted.len());
+    let mut diagnostics = Vec::new();
+    for (text, mut diags) in converted {
+        texts.push(text);
+        diagnostics.append(&mut diags);
+    }
+    (texts, diagnostics)
 }
 
 impl<'a> Planner<'a> {
@@ -598,6 +796,46 @@ impl<'a> Planner<'a> {
                     .then_with(|| pa.slug.cmp(&pb.slug))
             });
         }
+        let (paper_texts, mut tex_diagnostics) = convert_texts(graph);
+        diagnostics.append(&mut tex_diagnostics);
+        let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
+        newest.sort_by(|&a, &b| {
+            let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
+            pb.year.cmp(&pa.year).then_with(|| pa.slug.cmp(&pb.slug))
+        });
+        let paper_author_names: Vec<Vec<String>> = graph
+            .papers
+            .iter()
+            .map(|p| {
+                p.authors
+                    .iter()
+                    .map(|&a| profiles[a].name.clone())
+                    .collect()
+            })
+            .collect();
+        let citation_keys = crate::cite::citation_keys(
+            &graph
+                .papers
+                .iter()
+                .enumerate()
+                .map(|(id, p)| {
+                    (
+                        paper_author_names[id].first().map(String::as_str),
+                        p.year,
+                        paper_texts[id].title_text.as_str(),
+                        p.slug.as_str(),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
+        let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
+        let paper_urls = paper_paths
+            .iter()
+            .map(|path| match &config.base_url {
+                Some(base) => format!("{base}{path}"),
+                None => format!("/{path}"),
+            })
+            .collect();
         Planner {
             graph,
             config,
@@ -613,56 +851,93 @@ impl<'a> Planner<'a> {
             subjects,
             years,
             author_paths: graph.authors.iter().map(author_path).collect(),
-            paper_paths: graph.papers.iter().map(paper_path).collect(),
+            paper_paths,
+            paper_urls,
+            newest,
+            paper_texts,
+            paper_author_names,
+            citation_keys,
         }
     }
 
     fn plan(mut self) -> SitePlan<'a> {
         let graph = self.graph;
-        let mut kinds = vec![
+        let mut kinds: Vec<OutputKind> = [
             PageKind::Home,
             PageKind::Authors,
             PageKind::Subjects,
             PageKind::Years,
             PageKind::NotFound,
-        ];
-        kinds.extend((0..graph.authors.len()).map(PageKind::Author));
-        kinds.extend((0..graph.papers.len()).map(PageKind::Paper));
+        ]
+        .into_iter()
+        .map(OutputKind::Page)
+        .collect();
+        kinds.extend((0..graph.authors.len()).map(|id| OutputKind::Page(PageKind::Author(id))));
+        kinds.extend((0..graph.papers.len()).map(|id| OutputKind::Page(PageKind::Paper(id))));
         kinds.extend(
             self.subjects
                 .keys()
-                .map(|code| PageKind::Subject(code.to_string())),
+                .map(|code| OutputKind::Page(PageKind::Subject(code.to_string()))),
         );
-        kinds.extend(self.years.keys().map(|&year| PageKind::Year(year)));
-        kinds.extend((0..self.extra_pages.len()).map(PageKind::Extra));
-        let pages = kinds
+        kinds.extend(
+            self.years
+                .keys()
+                .map(|&year| OutputKind::Page(PageKind::Year(year))),
+        );
+        kinds.extend((0..self.extra_pages.len()).map(|i| OutputKind::Page(PageKind::Extra(i))));
+        kinds.push(OutputKind::Feed(FeedKind::Site));
+        kinds.extend((0..graph.authors.len()).map(|id| OutputKind::Feed(FeedKind::Author(id))));
+        kinds.extend(
+            self.subjects
+                .keys()
+                .map(|code| OutputKind::Feed(FeedKind::Subject(code.to_string()))),
+        );
+        kinds.extend([
+            OutputKind::Sitemap,
+            OutputKind::Robots,
+            OutputKind::AuthorsData,
+            OutputKind::PapersData,
+        ]);
+        for format in CitationFormat::ALL {
+            kinds.extend((0..graph.papers.len()).map(|id| OutputKind::PaperCitation(id, format)));
+            kinds
+                .extend((0..graph.authors.len()).map(|id| OutputKind::AuthorCitations(id, format)));
+        }
+        let outputs = kinds
             .into_iter()
             .map(|kind| {
-                let (site_path, template) = self.describe(&kind);
-                PlannedPage {
-                    path: output_path(&site_path),
+                let (path, template) = self.describe(&kind);
+                PlannedOutput {
+                    path,
                     template,
                     kind,
                 }
             })
             .collect();
-        let files = vec![self.authors_json(), self.papers_json()];
+        if self.config.base_url.is_none() {
+            self.diagnostics.push(
+                Diagnostic::warning(
+                    "base_url is not set: sitemap.xml, feeds and canonical links use root-relative URLs",
+                    None,
+                )
+                .with_note("set base_url in profilegen.yaml or pass --base-url to publish absolute URLs"),
+            );
+        }
         let diagnostics = std::mem::take(&mut self.diagnostics);
         SitePlan {
             planner: self,
-            pages,
-            files,
+            outputs,
             diagnostics,
         }
     }
 
     /// The site path and template of a page.
-    fn describe(&self, kind: &PageKind) -> (String, &'static str) {
+    fn page_path(&self, kind: &PageKind) -> (String, &'static str) {
         match kind {
             PageKind::Home => (String::new(), "index.html"),
             PageKind::Authors => ("authors/".into(), "authors.html"),
-            PageKind::Author(id) => (author_path(&self.graph.authors[*id]), "author.html"),
-            PageKind::Paper(id) => (paper_path(&self.graph.papers[*id]), "paper.html"),
+            PageKind::Author(id) => (self.author_paths[*id].clone(), "author.html"),
+            PageKind::Paper(id) => (self.paper_paths[*id].clone(), "paper.html"),
             PageKind::Subjects => ("subjects/".into(), "subjects.html"),
             PageKind::Subject(code) => (subject_path(code), "subject.html"),
             PageKind::Years => ("years/".into(), "years.html"),
@@ -672,8 +947,53 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// The output path and template of an output.
+    fn describe(&self, kind: &OutputKind) -> (String, Option<&'static str>) {
+        match kind {
+            OutputKind::Page(page) => {
+                let (site_path, template) = self.page_path(page);
+                (output_path(&site_path), Some(template))
+            }
+            OutputKind::Feed(feed) => (self.feed_path(feed), Some("atom.xml")),
+            OutputKind::Sitemap => ("sitemap.xml".into(), Some("sitemap.xml")),
+            OutputKind::Robots => ("robots.txt".into(), None),
+            OutputKind::AuthorsData => ("data/authors.json".into(), None),
+            OutputKind::PapersData => ("data/papers.json".into(), None),
+            OutputKind::PaperCitation(id, format) => (
+                format!("{}cite.{}", self.paper_paths[*id], format.extension()),
+                None,
+            ),
+            OutputKind::AuthorCitations(id, format) => (
+                format!(
+                    "{}publications.{}",
+                    self.author_paths[*id],
+                    format.extension()
+                ),
+                None,
+            ),
+        }
+    }
+
+    /// Builds an output's context or bytes.
+    fn build(&self, kind: &OutputKind) -> Output {
+        match kind {
+            OutputKind::Page(page) => Output::Page(Box::new(self.build_page(page))),
+            OutputKind::Feed(feed) => Output::Feed(self.feed(feed)),
+            OutputKind::Sitemap => Output::Sitemap(self.sitemap()),
+            OutputKind::Robots => Output::Bytes(self.robots()),
+            OutputKind::AuthorsData => Output::Bytes(self.authors_json()),
+            OutputKind::PapersData => Output::Bytes(self.papers_json()),
+            OutputKind::PaperCitation(id, format) => {
+                Output::Bytes(self.paper_citation(*id, *format))
+            }
+            OutputKind::AuthorCitations(id, format) => {
+                Output::Bytes(self.author_citations(*id, *format))
+            }
+        }
+    }
+
     /// Builds a page's context.
-    fn build(&self, kind: &PageKind) -> PageContext {
+    fn build_page(&self, kind: &PageKind) -> PageContext {
         match kind {
             PageKind::Home => self.home(),
             PageKind::Authors => self.authors_index(),
@@ -726,8 +1046,10 @@ impl<'a> Planner<'a> {
             description,
             css_href: linker.href("style.css"),
             favicon_href: linker.href("favicon.svg"),
+            script_href: linker.href("site.js"),
             home_href: linker.href(""),
             nav,
+            meta: self.base_meta(site_path, linker),
         }
     }
 
@@ -767,7 +1089,7 @@ impl<'a> Planner<'a> {
     fn paper_item(&self, id: PaperId, linker: &Linker) -> PaperItem {
         let paper = &self.graph.papers[id];
         PaperItem {
-            title: paper.title.clone(),
+            title_html: self.paper_texts[id].title_html.clone(),
             href: linker.href(&self.paper_paths[id]),
             year: paper.year,
             authors: paper
@@ -816,7 +1138,7 @@ impl<'a> Planner<'a> {
         } else {
             self.config.description.clone()
         };
-        self.page("", self.config.title.clone(), description, |linker| {
+        let mut context = self.page("", self.config.title.clone(), description, |linker| {
             let mut by_count: Vec<AuthorId> = (0..graph.authors.len()).collect();
             by_count.sort_by(|&a, &b| {
                 graph.authors[b]
@@ -834,13 +1156,6 @@ impl<'a> Planner<'a> {
                     count: graph.authors[id].papers.len(),
                 })
                 .collect();
-            let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
-            newest.sort_by(|&a, &b| {
-                graph.papers[b]
-                    .year
-                    .cmp(&graph.papers[a].year)
-                    .then_with(|| graph.papers[a].slug.cmp(&graph.papers[b].slug))
-            });
             let mut subjects: Vec<SubjectLink> = self
                 .subjects
                 .iter()
@@ -856,14 +1171,17 @@ impl<'a> Planner<'a> {
                 authors,
                 all_authors_listed: graph.authors.len() <= HOME_AUTHORS,
                 authors_href: linker.href("authors/"),
-                newest: newest
+                newest: self
+                    .newest
                     .iter()
                     .take(HOME_NEWEST_PAPERS)
                     .map(|&id| self.paper_item(id, linker))
                     .collect(),
                 subjects,
             }
-        })
+        });
+        context.page.meta.jsonld = Some(self.website_jsonld());
+        context
     }
 
     fn authors_index(&self) -> PageContext {
@@ -934,67 +1252,76 @@ impl<'a> Planner<'a> {
                 format!(", {years_active}")
             }
         );
-        self.page(
-            &author_path(author),
-            profile.name.clone(),
-            description,
-            |linker| {
-                let mut subject_counts: BTreeMap<&str, usize> = BTreeMap::new();
-                for &p in &author.papers {
-                    for s in &graph.papers[p].subjects {
-                        *subject_counts.entry(s.as_str()).or_default() += 1;
+        let site_path = &self.author_paths[id];
+        let mut context = self.page(site_path, profile.name.clone(), description, |linker| {
+            let mut subject_counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for &p in &author.papers {
+                for s in &graph.papers[p].subjects {
+                    *subject_counts.entry(s.as_str()).or_default() += 1;
+                }
+            }
+            let mut subjects: Vec<SubjectLink> = subject_counts
+                .into_iter()
+                .map(|(code, n)| self.subject_link(code, n, linker))
+                .collect();
+            subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
+            PageData::Author {
+                name: profile.name.clone(),
+                bio_html: profile.bio_html.clone(),
+                affiliation: profile.affiliation.clone(),
+                homepage: profile.homepage.clone(),
+                orcid: profile.orcid.clone(),
+                photo: profile.photo.as_ref().map(|photo| {
+                    if is_web_url(photo) {
+                        photo.clone()
+                    } else {
+                        linker.href(photo.trim_start_matches('/'))
                     }
-                }
-                let mut subjects: Vec<SubjectLink> = subject_counts
-                    .into_iter()
-                    .map(|(code, n)| self.subject_link(code, n, linker))
-                    .collect();
-                subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
-                PageData::Author {
-                    name: profile.name.clone(),
-                    bio_html: profile.bio_html.clone(),
-                    affiliation: profile.affiliation.clone(),
-                    homepage: profile.homepage.clone(),
-                    orcid: profile.orcid.clone(),
-                    photo: profile.photo.as_ref().map(|photo| {
-                        if is_web_url(photo) {
-                            photo.clone()
-                        } else {
-                            linker.href(photo.trim_start_matches('/'))
-                        }
-                    }),
-                    paper_count: author.papers.len(),
-                    years_active,
-                    subjects,
-                    years: self.by_year(&author.papers, linker),
-                    coauthors: author
-                        .coauthors
-                        .iter()
-                        .map(|&(other, shared)| AuthorCount {
-                            name: self.profiles[other].name.clone(),
-                            href: linker.href(&self.author_paths[other]),
-                            count: shared,
-                        })
-                        .collect(),
-                }
-            },
-        )
+                }),
+                paper_count: author.papers.len(),
+                years_active,
+                subjects,
+                years: self.by_year(&author.papers, linker),
+                coauthors: author
+                    .coauthors
+                    .iter()
+                    .map(|&(other, shared)| AuthorCount {
+                        name: self.profiles[other].name.clone(),
+                        href: linker.href(&self.author_paths[other]),
+                        count: shared,
+                    })
+                    .collect(),
+                exports: CitationFormat::ALL
+                    .iter()
+                    .map(|f| ExportLink {
+                        format: f.label(),
+                        href: linker.href(&format!("{site_path}publications.{}", f.extension())),
+                    })
+                    .collect(),
+            }
+        });
+        let linker = Linker::for_path(site_path, self.pretty);
+        let meta = &mut context.page.meta;
+        meta.og_type = "profile";
+        meta.feeds
+            .push(self.feed_link(&FeedKind::Author(id), &linker));
+        meta.jsonld = Some(self.profile_jsonld(id));
+        context
     }
 
     fn paper_page(&self, id: PaperId) -> PageContext {
         let graph = self.graph;
         let paper = &graph.papers[id];
-        let description = paper
+        let text = &self.paper_texts[id];
+        let description = text
             .abstract_text
             .as_deref()
             .map(|a| truncate_chars(a, 200))
-            .unwrap_or_else(|| format!("{} ({})", paper.title, paper.year));
-        self.page(
-            &paper_path(paper),
-            paper.title.clone(),
-            description,
-            |linker| PageData::Paper {
-                title: paper.title.clone(),
+            .unwrap_or_else(|| format!("{} ({})", text.title_text, paper.year));
+        let site_path = &self.paper_paths[id];
+        let mut context = self.page(site_path, text.title_text.clone(), description, |linker| {
+            PageData::Paper {
+                title_html: text.title_html.clone(),
                 year: paper.year,
                 year_href: linker.href(&year_path(paper.year)),
                 source: paper.source.clone(),
@@ -1009,11 +1336,7 @@ impl<'a> Planner<'a> {
                         )
                     })
                     .collect(),
-                abstract_paragraphs: paper
-                    .abstract_text
-                    .as_deref()
-                    .map(|a| a.split("\n\n").map(str::to_string).collect())
-                    .unwrap_or_default(),
+                abstract_html: text.abstract_html.clone(),
                 authors: paper
                     .authors
                     .iter()
@@ -1035,7 +1358,7 @@ impl<'a> Planner<'a> {
                                 .iter()
                                 .take(MORE_PAPERS_PER_AUTHOR)
                                 .map(|&p| PaperRef {
-                                    title: graph.papers[p].title.clone(),
+                                    title_html: self.paper_texts[p].title_html.clone(),
                                     href: linker.href(&self.paper_paths[p]),
                                     year: graph.papers[p].year,
                                 })
@@ -1045,8 +1368,21 @@ impl<'a> Planner<'a> {
                     })
                     .filter(|m| m.total > 0)
                     .collect(),
-            },
-        )
+                bibtex: self.bibtex_for(id),
+                exports: CitationFormat::ALL
+                    .iter()
+                    .map(|f| ExportLink {
+                        format: f.label(),
+                        href: linker.href(&format!("{site_path}cite.{}", f.extension())),
+                    })
+                    .collect(),
+            }
+        });
+        let meta = &mut context.page.meta;
+        meta.og_type = "article";
+        meta.tags = self.citation_tags(id);
+        meta.jsonld = Some(self.article_jsonld(id));
+        context
     }
 
     fn subjects_index(&self) -> PageContext {
@@ -1082,8 +1418,9 @@ impl<'a> Planner<'a> {
         } else {
             format!("{name} ({code})")
         };
-        self.page(
-            &subject_path(code),
+        let site_path = subject_path(code);
+        let mut context = self.page(
+            &site_path,
             title,
             format!("{} papers in {name}", papers.len()),
             |linker| PageData::Subject {
@@ -1092,7 +1429,11 @@ impl<'a> Planner<'a> {
                 paper_count: papers.len(),
                 years: self.by_year(papers, linker),
             },
-        )
+        );
+        let linker = Linker::for_path(&site_path, self.pretty);
+        let feed = self.feed_link(&FeedKind::Subject(code.to_string()), &linker);
+        context.page.meta.feeds.push(feed);
+        context
     }
 
     fn years_index(&self) -> PageContext {
@@ -1177,77 +1518,6 @@ impl<'a> Planner<'a> {
             Some(base) => format!("{base}{site_path}"),
             None => format!("/{site_path}"),
         }
-    }
-
-    fn authors_json(&self) -> PlannedFile {
-        #[derive(Serialize)]
-        struct AuthorJson<'a> {
-            id: &'a str,
-            name: &'a str,
-            url: String,
-            papers: Vec<&'a str>,
-        }
-        let graph = self.graph;
-        let list: Vec<AuthorJson> = graph
-            .authors
-            .iter()
-            .enumerate()
-            .map(|(id, a)| AuthorJson {
-                id: &a.slug,
-                name: &self.profiles[id].name,
-                url: self.public_url(&author_path(a)),
-                papers: a
-                    .papers
-                    .iter()
-                    .map(|&p| graph.papers[p].slug.as_str())
-                    .collect(),
-            })
-            .collect();
-        json_file("data/authors.json", &list)
-    }
-
-    fn papers_json(&self) -> PlannedFile {
-        #[derive(Serialize)]
-        struct PaperJson<'a> {
-            id: &'a str,
-            title: &'a str,
-            year: u16,
-            source: &'a str,
-            subjects: &'a [String],
-            #[serde(rename = "abstract")]
-            abstract_text: Option<&'a str>,
-            authors: Vec<&'a str>,
-            url: String,
-        }
-        let graph = self.graph;
-        let list: Vec<PaperJson> = graph
-            .papers
-            .iter()
-            .map(|p| PaperJson {
-                id: &p.slug,
-                title: &p.title,
-                year: p.year,
-                source: &p.source,
-                subjects: &p.subjects,
-                abstract_text: p.abstract_text.as_deref(),
-                authors: p
-                    .authors
-                    .iter()
-                    .map(|&a| graph.authors[a].slug.as_str())
-                    .collect(),
-                url: self.public_url(&paper_path(p)),
-            })
-            .collect();
-        json_file("data/papers.json", &list)
-    }
-}
-
-fn json_file<T: Serialize>(path: &str, value: &T) -> PlannedFile {
-    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
-    bytes.push(b'\n');
-    PlannedFile {
-        path: path.to_string(),
-        bytes,
     }
 }
 
@@ -1344,6 +1614,14 @@ mod tests {
         assert_eq!(home.href("authors/"), "authors/");
         let files = Linker::for_path("authors/x/", false);
         assert_eq!(files.href("papers/p/"), "../../papers/p/index.html");
+        assert_eq!(
+            files.href("authors/x/atom.xml"),
+            "atom.xml",
+            "files beside the page"
+        );
+        assert_eq!(files.href("authors/x/"), "index.html");
+        assert_eq!(deep.href("authors/x/"), "./");
+        assert_eq!(deep.href("authors/xy/"), "../../authors/xy/");
         assert_eq!(files.href("style.css"), "../../style.css");
         assert_eq!(Linker::for_path("", false).href(""), "index.html");
         assert_eq!(

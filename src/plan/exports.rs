@@ -1,0 +1,140 @@
+//! Machine-readable outputs: the site's JSON data and citation exports.
+
+use serde::Serialize;
+
+use super::{CitationFormat, Planner};
+use crate::cite::{
+    bibtex_entry, bibtex_file, csl_file, csl_item, ris_entry, ris_file, CitationInput,
+};
+use crate::graph::{AuthorId, PaperId};
+
+impl Planner<'_> {
+    /// `/data/authors.json`: `[{id, name, url, papers: [paper ids]}]`.
+    pub(super) fn authors_json(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct AuthorJson<'a> {
+            id: &'a str,
+            name: &'a str,
+            url: String,
+            papers: Vec<&'a str>,
+        }
+        let graph = self.graph;
+        let list: Vec<AuthorJson> = graph
+            .authors
+            .iter()
+            .enumerate()
+            .map(|(id, a)| AuthorJson {
+                id: &a.slug,
+                name: &self.profiles[id].name,
+                url: self.public_url(&self.author_paths[id]),
+                papers: a
+                    .papers
+                    .iter()
+                    .map(|&p| graph.papers[p].slug.as_str())
+                    .collect(),
+            })
+            .collect();
+        json_bytes(&list)
+    }
+
+    /// `/data/papers.json`: `[{id, title, year, source, subjects, abstract, authors, url}]`,
+    /// texts as in the record files.
+    pub(super) fn papers_json(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct PaperJson<'a> {
+            id: &'a str,
+            title: &'a str,
+            year: u16,
+            source: &'a str,
+            subjects: &'a [String],
+            #[serde(rename = "abstract")]
+            abstract_text: Option<&'a str>,
+            authors: Vec<&'a str>,
+            url: String,
+        }
+        let graph = self.graph;
+        let list: Vec<PaperJson> = graph
+            .papers
+            .iter()
+            .enumerate()
+            .map(|(id, p)| PaperJson {
+                id: &p.slug,
+                title: &p.title,
+                year: p.year,
+                source: &p.source,
+                subjects: &p.subjects,
+                abstract_text: p.abstract_text.as_deref(),
+                authors: p
+                    .authors
+                    .iter()
+                    .map(|&a| graph.authors[a].slug.as_str())
+                    .collect(),
+                url: self.public_url(&self.paper_paths[id]),
+            })
+            .collect();
+        json_bytes(&list)
+    }
+
+    /// What a citation of paper `id` needs.
+    pub(super) fn citation_input(&self, id: PaperId) -> CitationInput<'_> {
+        let paper = &self.graph.papers[id];
+        let text = &self.paper_texts[id];
+        CitationInput {
+            key: &self.citation_keys[id],
+            title: &paper.title,
+            title_text: &text.title_text,
+            authors: &self.paper_author_names[id],
+            year: paper.year,
+            source: &paper.source,
+            subjects: &paper.subjects,
+            abstract_text: text.abstract_text.as_deref(),
+            url: self
+                .config
+                .base_url
+                .is_some()
+                .then(|| self.paper_urls[id].as_str()),
+            language: &self.config.language,
+        }
+    }
+
+    /// The BibTeX entry shown in the paper page's "Cite" block.
+    pub(super) fn bibtex_for(&self, id: PaperId) -> String {
+        bibtex_entry(&self.citation_input(id))
+    }
+
+    /// `papers/<slug>/cite.{bib,ris,json}`.
+    pub(super) fn paper_citation(&self, id: PaperId, format: CitationFormat) -> Vec<u8> {
+        let input = self.citation_input(id);
+        match format {
+            CitationFormat::Bibtex => bibtex_entry(&input).into_bytes(),
+            CitationFormat::Ris => ris_entry(&input).into_bytes(),
+            CitationFormat::CslJson => {
+                let mut bytes = serde_json::to_vec_pretty(&csl_item(&input)).unwrap_or_default();
+                bytes.push(b'\n');
+                bytes
+            }
+        }
+    }
+
+    /// `authors/<slug>/publications.{bib,ris,json}`: all of an author's papers, newest first.
+    pub(super) fn author_citations(&self, id: AuthorId, format: CitationFormat) -> Vec<u8> {
+        let inputs: Vec<CitationInput> = self.graph.authors[id]
+            .papers
+            .iter()
+            .map(|&p| self.citation_input(p))
+            .collect();
+        match format {
+            CitationFormat::Bibtex => bibtex_file(&inputs),
+            CitationFormat::Ris => ris_file(&inputs),
+            CitationFormat::CslJson => csl_file(&inputs),
+        }
+        .into_bytes()
+    }
+}
+
+/// Pretty JSON with a final newline.
+fn json_bytes<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}

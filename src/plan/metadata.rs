@@ -1,0 +1,242 @@
+//! Metadata for search engines, reference managers and link previews: canonical links,
+//! OpenGraph and Twitter tags, Highwire Press `citation_*` tags (Google Scholar), and
+//! schema.org JSON-LD.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{subject_name, FeedKind, Linker, Planner};
+use crate::graph::{AuthorId, PaperId};
+
+/// Metadata of one page, for `base.html`'s `<head>`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PageMeta {
+    /// Canonical URL (absolute with a base URL, root-relative otherwise).
+    pub canonical: String,
+    /// Whether the canonical URL is absolute.
+    pub absolute: bool,
+    /// OpenGraph type: `website`, `profile` or `article`.
+    pub og_type: &'static str,
+    /// Feeds to advertise with `<link rel="alternate">`.
+    pub feeds: Vec<FeedLink>,
+    /// Extra `<meta name=… content=…>` tags (Google Scholar's `citation_*`), in order.
+    pub tags: Vec<MetaTag>,
+    /// schema.org JSON-LD, already safe to place inside a `<script>` element.
+    pub jsonld: Option<String>,
+}
+
+/// A feed advertised by a page.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeedLink {
+    /// Feed title.
+    pub title: String,
+    /// Link to the feed, relative to the page.
+    pub href: String,
+}
+
+/// One `<meta name content>` tag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MetaTag {
+    /// The `name` attribute.
+    pub name: &'static str,
+    /// The `content` attribute (plain text; the template escapes it).
+    pub content: String,
+}
+
+/// Serializes JSON-LD for a `<script type="application/ld+json">` element: `<`, `>` and
+/// `&` become `\u003c`, `\u003e`, `\u0026` (and U+2028/U+2029 are escaped), so no input
+/// can close the element or start a comment in it.
+pub fn script_safe_json(value: &Value) -> String {
+    let text = serde_json::to_string(value).unwrap_or_else(|_| "{}".into());
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl Planner<'_> {
+    /// The metadata every page has: canonical URL and the site feed.
+    pub(super) fn base_meta(&self, site_path: &str, linker: &Linker) -> PageMeta {
+        PageMeta {
+            canonical: self.public_url(site_path),
+            absolute: self.config.base_url.is_some(),
+            og_type: "website",
+            feeds: vec![self.feed_link(&FeedKind::Site, linker)],
+            tags: Vec::new(),
+            jsonld: None,
+        }
+    }
+
+    pub(super) fn feed_link(&self, kind: &FeedKind, linker: &Linker) -> FeedLink {
+        FeedLink {
+            title: self.feed_title(kind),
+            href: linker.href(&self.feed_path(kind)),
+        }
+    }
+
+    /// JSON-LD `WebSite` for the home page.
+    pub(super) fn website_jsonld(&self) -> String {
+        script_safe_json(&json!({
+            "@context": "https://schema.org",
+            "@type": "WebSite",
+            "name": self.config.title,
+            "description": self.config.description,
+            "url": self.public_url(""),
+            "inLanguage": self.config.language,
+        }))
+    }
+
+    /// JSON-LD `ProfilePage` with its `Person` for an author page.
+    pub(super) fn profile_jsonld(&self, id: AuthorId) -> String {
+        let profile = &self.profiles[id];
+        let url = self.public_url(&self.author_paths[id]);
+        let mut person = json!({
+            "@type": "Person",
+            "name": profile.name,
+            "url": url,
+        });
+        if let Some(affiliation) = &profile.affiliation {
+            person["affiliation"] = json!({"@type": "Organization", "name": affiliation});
+        }
+        let same_as: Vec<String> = profile
+            .homepage
+            .iter()
+            .cloned()
+            .chain(
+                profile
+                    .orcid
+                    .iter()
+                    .map(|o| format!("https://orcid.org/{o}")),
+            )
+            .collect();
+        if !same_as.is_empty() {
+            person["sameAs"] = json!(same_as);
+        }
+        if let Some(photo) = &profile.photo {
+            person["image"] = json!(if crate::content::is_web_url(photo) {
+                photo.clone()
+            } else {
+                self.public_url(photo.trim_start_matches('/'))
+            });
+        }
+        script_safe_json(&json!({
+            "@context": "https://schema.org",
+            "@type": "ProfilePage",
+            "url": url,
+            "inLanguage": self.config.language,
+            "mainEntity": person,
+        }))
+    }
+
+    /// JSON-LD `ScholarlyArticle` for a paper page.
+    pub(super) fn article_jsonld(&self, id: PaperId) -> String {
+        let paper = &self.graph.papers[id];
+        let text = &self.paper_texts[id];
+        let authors: Vec<Value> = paper
+            .authors
+            .iter()
+            .map(|&a| {
+                json!({
+                    "@type": "Person",
+                    "name": self.profiles[a].name,
+                    "url": self.public_url(&self.author_paths[a]),
+                })
+            })
+            .collect();
+        let mut article = json!({
+            "@context": "https://schema.org",
+            "@type": "ScholarlyArticle",
+            "name": text.title_text,
+            "headline": text.title_text,
+            "author": authors,
+            "datePublished": paper.year.to_string(),
+            "url": self.paper_urls[id],
+            "inLanguage": self.config.language,
+            "publisher": {"@type": "Organization", "name": paper.source},
+        });
+        if let Some(abstract_text) = &text.abstract_text {
+            article["abstract"] = json!(abstract_text);
+        }
+        if !paper.subjects.is_empty() {
+            article["keywords"] = json!(paper.subjects.join(", "));
+            article["about"] = json!(paper
+                .subjects
+                .iter()
+                .map(
+                    |code| json!({"@type": "Thing", "name": subject_name(code), "identifier": code})
+                )
+                .collect::<Vec<_>>());
+        }
+        script_safe_json(&article)
+    }
+
+    /// Google Scholar's Highwire Press tags for a paper page, authors in the paper's order.
+    pub(super) fn citation_tags(&self, id: PaperId) -> Vec<MetaTag> {
+        let paper = &self.graph.papers[id];
+        let text = &self.paper_texts[id];
+        let mut tags = vec![MetaTag {
+            name: "citation_title",
+            content: text.title_text.clone(),
+        }];
+        tags.extend(paper.authors.iter().map(|&a| MetaTag {
+            name: "citation_author",
+            content: self.profiles[a].name.clone(),
+        }));
+        tags.push(MetaTag {
+            name: "citation_publication_date",
+            content: paper.year.to_string(),
+        });
+        if let Some(abstract_text) = &text.abstract_text {
+            tags.push(MetaTag {
+                name: "citation_abstract",
+                content: abstract_text.clone(),
+            });
+        }
+        if !paper.subjects.is_empty() {
+            tags.push(MetaTag {
+                name: "citation_keywords",
+                content: paper
+                    .subjects
+                    .iter()
+                    .map(|code| format!("{}; {code}", subject_name(code)))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            });
+        }
+        tags.push(MetaTag {
+            name: "citation_language",
+            content: self.config.language.clone(),
+        });
+        tags.push(MetaTag {
+            name: "citation_abstract_html_url",
+            content: self.paper_urls[id].clone(),
+        });
+        tags
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_ld_cannot_close_its_script_element() {
+        let value = json!({"name": "</script><script>alert(1)</script> <!-- & \u{2028}"});
+        let text = script_safe_json(&value);
+        assert!(
+            !text.contains('<') && !text.contains('>') && !text.contains('&'),
+            "{text}"
+        );
+        assert!(!text.contains('\u{2028}'));
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value, "still the same JSON");
+    }
+}

@@ -1,0 +1,20 @@
+// profilegen: progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+  // A "Copy" button beside each citation block (the text itself is always on the page).
+  document.querySelectorAll("pre.bibtex").forEach(function (pre) {
+    if (!navigator.clipboard) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy";
+    button.textContent = "Copy BibTeX";
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText(pre.textContent).then(
+        function () { button.textContent = "Copied"; },
+        function () { button.textContent = "Copy failed: select the text"; }
+      );
+      setTimeout(function () { button.textContent = "Copy BibTeX"; }, 2500);
+    });
+    pre.insertAdjacentElement("afterend", button);
+  });
+})();

@@ -1,0 +1,468 @@
+//! Scholarly output end to end: citation tags, JSON-LD, feeds, sitemap, exports and
+//! math, each read back with a real parser.
+
+mod common;
+
+use common::{record_file, Site};
+use scraper::{Html, Selector};
+use serde_json::Value;
+
+const BASE: &str = "https://example.org/lab/";
+const MEGATRON: &str = "scalable-training-of-mixture-of-experts-models-with-megatron-core-2026";
+const WASSERSTEIN: &str = "wasserstein-wasserstein-auto-encoders-2019";
+
+fn seed_site() -> Site {
+    let site = Site::seeds();
+    site.file(
+        "profilegen.yaml",
+        format!("title: Lab\ndescription: Our papers\nbase_url: {BASE}\n"),
+    );
+    site.file(
+        "content/authors/zhongbo-zhu.md",
+        "---\naffiliation: Example Institute\nhomepage: https://example.org/zhu\norcid: 0000-0002-1825-0097\n---\nBio.\n",
+    );
+    let run = site.build();
+    // One warning: `\shadowsync`, a macro only the paper's own source defines.
+    assert!(run.stderr.contains("1 warning, 0 errors"), "{}", run.stderr);
+    site
+}
+
+fn select<'a>(html: &'a Html, css: &str) -> Vec<scraper::ElementRef<'a>> {
+    html.select(&Selector::parse(css).unwrap()).collect()
+}
+
+fn meta(html: &Html, name: &str) -> Vec<String> {
+    select(html, &format!("meta[name=\"{name}\"]"))
+        .iter()
+        .map(|e| e.value().attr("content").unwrap().to_string())
+        .collect()
+}
+
+fn jsonld(html: &Html) -> Value {
+    let scripts = select(html, "script[type=\"application/ld+json\"]");
+    assert_eq!(scripts.len(), 1);
+    let text: String = scripts[0].text().collect();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("JSON-LD does not parse: {e}\n{text}"))
+}
+
+fn text_of(element: &scraper::ElementRef) -> String {
+    element
+        .text()
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn every_paper_page_carries_google_scholar_tags_and_json_ld() {
+    let site = seed_site();
+    let papers: serde_json::Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let authors: serde_json::Value =
+        serde_json::from_str(&site.output("data/authors.json")).unwrap();
+    let name_of = |id: &Value| {
+        authors
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| &a["id"] == id)
+            .unwrap()["name"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for paper in papers.as_array().unwrap() {
+        let slug = paper["id"].as_str().unwrap();
+        let html = Html::parse_document(&site.output(&format!("papers/{slug}/index.html")));
+        let expected_authors: Vec<String> = paper["authors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(name_of)
+            .collect();
+        let title = meta(&html, "citation_title");
+        assert_eq!(title.len(), 1, "{slug}");
+        assert_eq!(
+            title[0],
+            text_of(&select(&html, "h1")[0]),
+            "{slug}: title tag equals the visible title"
+        );
+        assert!(
+            !title[0].contains('\\') && !title[0].contains('$'),
+            "{slug}: clean text"
+        );
+        assert_eq!(
+            meta(&html, "citation_author"),
+            expected_authors,
+            "{slug}: authors in order"
+        );
+        assert_eq!(
+            meta(&html, "citation_publication_date"),
+            [paper["year"].to_string()]
+        );
+        let abstract_tag = meta(&html, "citation_abstract");
+        assert_eq!(abstract_tag.len(), 1);
+        assert!(
+            abstract_tag[0].len() > 100,
+            "{slug}: abstract visible and tagged"
+        );
+        let keywords = meta(&html, "citation_keywords");
+        assert!(
+            keywords[0].contains(paper["subjects"][0].as_str().unwrap()),
+            "{slug}"
+        );
+        // Canonical and OpenGraph, absolute.
+        let canonical = select(&html, "link[rel=canonical]")[0]
+            .value()
+            .attr("href")
+            .unwrap()
+            .to_string();
+        assert_eq!(canonical, format!("{BASE}papers/{slug}/"));
+        let og_url = select(&html, "meta[property=\"og:url\"]")[0]
+            .value()
+            .attr("content")
+            .unwrap();
+        assert_eq!(og_url, canonical);
+        assert_eq!(
+            select(&html, "meta[property=\"og:type\"]")[0]
+                .value()
+                .attr("content"),
+            Some("article")
+        );
+        assert_eq!(meta(&html, "twitter:card"), ["summary"]);
+        // JSON-LD.
+        let ld = jsonld(&html);
+        assert_eq!(ld["@context"], "https://schema.org");
+        assert_eq!(ld["@type"], "ScholarlyArticle");
+        assert_eq!(ld["name"], title[0].as_str());
+        assert_eq!(ld["url"], canonical.as_str());
+        assert_eq!(ld["datePublished"], paper["year"].to_string());
+        assert_eq!(ld["inLanguage"], "en");
+        let ld_authors: Vec<&str> = ld["author"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(ld_authors, expected_authors);
+        assert!(ld["author"][0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{BASE}authors/")));
+        assert!(ld["abstract"].as_str().unwrap().len() > 100);
+        assert!(ld["keywords"]
+            .as_str()
+            .unwrap()
+            .contains(paper["subjects"][0].as_str().unwrap()));
+    }
+}
+
+#[test]
+fn author_and_home_pages_carry_profile_and_website_json_ld() {
+    let site = seed_site();
+    let html = Html::parse_document(&site.output("authors/zhongbo-zhu/index.html"));
+    let ld = jsonld(&html);
+    assert_eq!(ld["@type"], "ProfilePage");
+    assert_eq!(ld["mainEntity"]["@type"], "Person");
+    assert_eq!(ld["mainEntity"]["name"], "Zhongbo Zhu");
+    assert_eq!(
+        ld["mainEntity"]["url"],
+        format!("{BASE}authors/zhongbo-zhu/")
+    );
+    assert_eq!(ld["mainEntity"]["affiliation"]["name"], "Example Institute");
+    assert_eq!(
+        ld["mainEntity"]["sameAs"],
+        serde_json::json!([
+            "https://example.org/zhu",
+            "https://orcid.org/0000-0002-1825-0097"
+        ])
+    );
+    assert_eq!(
+        select(&html, "meta[property=\"og:type\"]")[0]
+            .value()
+            .attr("content"),
+        Some("profile")
+    );
+    let home = Html::parse_document(&site.output("index.html"));
+    let ld = jsonld(&home);
+    assert_eq!(ld["@type"], "WebSite");
+    assert_eq!(ld["url"], BASE);
+    assert_eq!(ld["name"], "Lab");
+}
+
+#[test]
+fn feeds_parse_and_are_advertised() {
+    let site = seed_site();
+    let parse = |path: &str| {
+        let bytes = site.output(path);
+        feed_rs::parser::parse(bytes.as_bytes()).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let all = parse("atom.xml");
+    assert_eq!(all.entries.len(), 13);
+    assert_eq!(all.id, format!("{BASE}atom.xml"));
+    assert_eq!(
+        all.updated.unwrap().to_rfc3339(),
+        "2026-01-01T00:00:00+00:00",
+        "from the data"
+    );
+    let megatron = all
+        .entries
+        .iter()
+        .find(|e| e.id == format!("{BASE}papers/{MEGATRON}/"))
+        .unwrap();
+    assert_eq!(
+        megatron.title.as_ref().unwrap().content,
+        "Scalable Training of Mixture-of-Experts Models with Megatron Core"
+    );
+    let names: Vec<&str> = megatron
+        .authors
+        .iter()
+        .map(|a| a.name.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["Zhongbo Zhu", "Shunkang Zhang"]);
+    assert!(megatron
+        .summary
+        .as_ref()
+        .unwrap()
+        .content
+        .starts_with("Scaling Mixture-of-Experts"));
+    assert_eq!(megatron.links[0].href, format!("{BASE}papers/{MEGATRON}/"));
+    assert_eq!(megatron.categories[0].term, "cs.DC");
+    // Newest first.
+    let years: Vec<i32> = all
+        .entries
+        .iter()
+        .map(|e| e.updated.unwrap().format("%Y").to_string().parse().unwrap())
+        .collect();
+    assert!(years.windows(2).all(|w| w[0] >= w[1]), "{years:?}");
+
+    let zhu = parse("authors/zhongbo-zhu/atom.xml");
+    assert_eq!(zhu.entries.len(), 3);
+    let dc = parse("subjects/cs.DC/atom.xml");
+    assert_eq!(dc.entries.len(), 2);
+
+    let page = Html::parse_document(&site.output("authors/zhongbo-zhu/index.html"));
+    let feeds: Vec<&str> = select(&page, "link[rel=alternate][type=\"application/atom+xml\"]")
+        .iter()
+        .map(|l| l.value().attr("href").unwrap())
+        .collect();
+    assert_eq!(feeds, ["../../atom.xml", "atom.xml"]);
+    let subject = Html::parse_document(&site.output("subjects/cs.DC/index.html"));
+    assert_eq!(select(&subject, "link[rel=alternate]").len(), 2);
+    // Same input, same bytes: nothing comes from the clock.
+    let before = site.output("atom.xml");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    site.run(&["build", "--output", "again"]);
+    assert_eq!(
+        std::fs::read_to_string(site.root().join("again/atom.xml")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn sitemap_lists_every_page_and_robots_points_to_it() {
+    let site = seed_site();
+    let xml = site.output("sitemap.xml");
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut locs = Vec::new();
+    let mut in_loc = false;
+    loop {
+        match reader.read_event().expect("sitemap is well-formed XML") {
+            quick_xml::events::Event::Start(e) if e.name().as_ref() == "loc" => in_loc = true,
+            quick_xml::events::Event::End(e) if e.name().as_ref() == "loc" => in_loc = false,
+            quick_xml::events::Event::Text(t) if in_loc => {
+                locs.push(t.xml10_content().into_owned())
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    let pages: Vec<String> = site
+        .output_tree()
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.ends_with("index.html"))
+        .collect();
+    assert_eq!(locs.len(), pages.len(), "every page once");
+    for loc in &locs {
+        let path = loc
+            .strip_prefix(BASE)
+            .unwrap_or_else(|| panic!("absolute: {loc}"));
+        assert!(
+            pages.contains(&format!("{path}index.html")),
+            "{loc} is a page"
+        );
+    }
+    assert_eq!(
+        site.output("robots.txt"),
+        format!("User-agent: *\nAllow: /\n\nSitemap: {BASE}sitemap.xml\n")
+    );
+}
+
+#[test]
+fn without_base_url_the_build_warns_once() {
+    let site = Site::seeds();
+    let run = site.build();
+    assert_eq!(
+        run.stderr.matches("base_url is not set").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(site.output("sitemap.xml").contains("<loc>/papers/"));
+}
+
+#[test]
+fn citation_exports_parse() {
+    let site = seed_site();
+    let dir = format!("papers/{MEGATRON}");
+    let bib = site.output(&format!("{dir}/cite.bib"));
+    let parsed = biblatex::Bibliography::parse(&bib).unwrap_or_else(|e| panic!("{e:?}\n{bib}"));
+    assert_eq!(parsed.len(), 1);
+    let entry = parsed.iter().next().unwrap();
+    assert_eq!(entry.key, "zhu2026scalable");
+    assert!(bib.contains("and others}"), "{bib}");
+    assert!(bib.contains("archivePrefix = {arXiv}"), "{bib}");
+    assert!(bib.contains("primaryClass = {cs.DC}"), "{bib}");
+    let ris = site.output(&format!("{dir}/cite.ris"));
+    let tags: Vec<&str> = ris.lines().map(|l| &l[..2]).collect();
+    assert_eq!(tags.first(), Some(&"TY"));
+    assert_eq!(tags.last(), Some(&"ER"));
+    assert_eq!(ris.lines().filter(|l| l.starts_with("AU  - ")).count(), 2);
+    let csl: Value = serde_json::from_str(&site.output(&format!("{dir}/cite.json"))).unwrap();
+    assert_eq!(csl["id"], "zhu2026scalable");
+    assert_eq!(csl["author"][0]["family"], "Zhu");
+    assert_eq!(csl["issued"]["date-parts"][0][0], 2026);
+    // The page shows the same BibTeX as text, with links to the files.
+    let page = Html::parse_document(&site.output(&format!("{dir}/index.html")));
+    let shown: String = select(&page, "pre.bibtex")[0].text().collect();
+    assert_eq!(shown, bib);
+    let downloads: Vec<&str> = select(&page, ".exports a")
+        .iter()
+        .map(|a| a.value().attr("href").unwrap())
+        .collect();
+    assert_eq!(downloads, ["cite.bib", "cite.ris", "cite.json"]);
+    // Per author: every paper.
+    let su = site.output("authors/bor-yiing-su/publications.bib");
+    assert_eq!(biblatex::Bibliography::parse(&su).unwrap().len(), 7);
+    let su_csl: Value =
+        serde_json::from_str(&site.output("authors/bor-yiing-su/publications.json")).unwrap();
+    assert_eq!(su_csl.as_array().unwrap().len(), 7);
+    let su_ris = site.output("authors/bor-yiing-su/publications.ris");
+    assert_eq!(
+        su_ris.lines().filter(|l| l.starts_with("TY  - ")).count(),
+        7
+    );
+    // Citation keys are unique across the site.
+    let papers: Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let mut keys: Vec<String> = papers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let csl: Value = serde_json::from_str(
+                &site.output(&format!("papers/{}/cite.json", p["id"].as_str().unwrap())),
+            )
+            .unwrap();
+            csl["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 13);
+}
+
+#[test]
+fn math_and_text_mode_tex_render_at_build_time() {
+    let site = seed_site();
+    let page = site.output(&format!("papers/{WASSERSTEIN}/index.html"));
+    let html = Html::parse_document(&page);
+    let abstract_html = select(&html, "p.abstract")[0].html();
+    assert!(abstract_html.contains("<math"), "{abstract_html}");
+    assert!(abstract_html.contains("<msub>"), "{abstract_html}");
+    assert!(!abstract_html.contains("$P_Z$"), "{abstract_html}");
+    let tag = &meta(&html, "citation_abstract")[0];
+    assert!(
+        !tag.contains('$') && !tag.contains('<'),
+        "clean text: {tag}"
+    );
+    let vgrow =
+        Html::parse_document(&site.output(
+            "papers/deep-generative-learning-via-variational-gradient-flow-2019/index.html",
+        ));
+    let abstract_html = select(&vgrow, "p.abstract")[0].html();
+    assert!(
+        abstract_html.contains("<b>V</b>ariational"),
+        "{abstract_html}"
+    );
+    assert!(meta(&vgrow, "citation_abstract")[0].contains("Variational Gradient Flow (VGrow)"));
+    let bib =
+        site.output("papers/deep-generative-learning-via-variational-gradient-flow-2019/cite.bib");
+    assert!(
+        bib.contains("via Variational Gradient Flow (VGrow)"),
+        "clean abstract: {bib}"
+    );
+}
+
+#[test]
+fn hostile_text_in_every_field_stays_inert() {
+    let site = Site::new();
+    site.file(
+        "profilegen.yaml",
+        format!("title: \"Lab </title><script>alert(0)</script>\"\nbase_url: {BASE}\n"),
+    );
+    let nasty = "</script><script>alert(1)</script> \" ' <!-- & ]]> $<img src=x onerror=alert(2)>$";
+    site.file(
+        "content/records/x.txt",
+        record_file(
+            "Eve </script> \"Quote\"",
+            &[
+                (2024, nasty, nasty, "cs.CR"),
+                (2023, "Plain", "Plain abstract.", "cs.CR"),
+            ],
+        ),
+    );
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for (path, bytes) in site.output_tree() {
+        let text = String::from_utf8_lossy(&bytes);
+        if path.ends_with(".html") {
+            assert!(!text.contains("<script>alert"), "{path}");
+            assert!(!text.contains("<img src=x"), "{path}");
+            let html = Html::parse_document(&text);
+            for script in select(&html, "script[type=\"application/ld+json\"]") {
+                let json: String = script.text().collect();
+                let value: Value =
+                    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{path}: {e}"));
+                assert!(value.is_object());
+            }
+            // Only the theme's own scripts exist.
+            for script in select(&html, "script") {
+                let kind = script.value().attr("type");
+                assert!(
+                    kind == Some("application/ld+json") || script.value().attr("src").is_some(),
+                    "{path}"
+                );
+            }
+        }
+        if path.ends_with(".xml") {
+            let mut reader = quick_xml::Reader::from_str(&text);
+            loop {
+                match reader.read_event() {
+                    Ok(quick_xml::events::Event::Eof) => break,
+                    Ok(_) => {}
+                    Err(e) => panic!("{path} is not well-formed: {e}"),
+                }
+            }
+        }
+    }
+    let feed = feed_rs::parser::parse(site.output("atom.xml").as_bytes()).unwrap();
+    assert!(feed
+        .entries
+        .iter()
+        .any(|e| e.title.as_ref().unwrap().content.contains("</script>")));
+    let paper_json: Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let slug = paper_json[0]["id"].as_str().unwrap().to_string();
+    let bib = site.output(&format!("papers/{slug}/cite.bib"));
+    biblatex::Bibliography::parse(&bib).unwrap_or_else(|e| panic!("{e:?}\n{bib}"));
+}
