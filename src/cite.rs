@@ -440,6 +440,9 @@ fn ris_name(n: &Name) -> String {
 /// One line of text: whitespace runs (newlines included) become one space, control and
 /// zero-width formatting characters are dropped, ends are trimmed.
 fn clean_text(s: &str) -> String {
+    if is_clean(s) {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
     for c in s.chars() {
@@ -457,6 +460,31 @@ fn clean_text(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Whether `s` is already what [`clean_text`] would make of it: no control or format
+/// characters, no whitespace but single inner ASCII spaces (the common case; checked
+/// without allocating).
+fn is_clean(s: &str) -> bool {
+    if s.starts_with(' ') || s.ends_with(' ') {
+        return false;
+    }
+    let mut previous_space = false;
+    for c in s.chars() {
+        if c == ' ' {
+            if previous_space {
+                return false;
+            }
+            previous_space = true;
+        } else if c.is_ascii_graphic() {
+            previous_space = false;
+        } else if c.is_ascii() || c.is_whitespace() || c.is_control() || c == '\u{feff}' {
+            return false;
+        } else {
+            previous_space = false;
+        }
+    }
+    true
 }
 
 /// Clean, non-empty, de-duplicated items, in order.
@@ -533,7 +561,16 @@ fn ris_line(out: &mut String, tag: &str, value: &str) {
 
 /// Escapes plain text for a BibTeX field so that it reads back as the same text.
 fn bib_escape(text: &str) -> String {
-    let chars: Vec<char> = clean_text(text).chars().collect();
+    let cleaned = clean_text(text);
+    if !cleaned.bytes().any(|b| {
+        matches!(
+            b,
+            b'\\' | b'{' | b'}' | b'&' | b'%' | b'$' | b'#' | b'_' | b'~' | b'^' | b'-'
+        )
+    }) {
+        return cleaned;
+    }
+    let chars: Vec<char> = cleaned.chars().collect();
     let paired = paired_braces(&chars);
     let mut out = String::with_capacity(chars.len() + 16);
     for (i, &c) in chars.iter().enumerate() {

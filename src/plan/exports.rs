@@ -3,9 +3,7 @@
 use serde::Serialize;
 
 use super::{CitationFormat, Planner};
-use crate::cite::{
-    bibtex_entry, bibtex_file, csl_file, csl_item, ris_entry, ris_file, CitationInput,
-};
+use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
 use crate::graph::{AuthorId, PaperId};
 
 impl Planner<'_> {
@@ -97,9 +95,26 @@ impl Planner<'_> {
         }
     }
 
-    /// The BibTeX entry shown in the paper page's "Cite" block.
+    /// A paper's citation without its abstract, in every format: computed once and shared
+    /// by the paper page's "Cite" block and the publication lists of all its authors.
+    fn brief_citation(&self, id: PaperId) -> &BriefCitation {
+        self.brief_citations[id].get_or_init(|| {
+            let input = CitationInput {
+                abstract_text: None,
+                ..self.citation_input(id)
+            };
+            BriefCitation {
+                bibtex: bibtex_entry(&input),
+                ris: ris_entry(&input),
+                csl: csl_item(&input),
+            }
+        })
+    }
+
+    /// The BibTeX entry shown in the paper page's "Cite" block (the abstract is on the
+    /// page already, and in `cite.bib`).
     pub(super) fn bibtex_for(&self, id: PaperId) -> String {
-        bibtex_entry(&self.citation_input(id))
+        self.brief_citation(id).bibtex.clone()
     }
 
     /// `papers/<slug>/cite.{bib,ris,json}`.
@@ -116,20 +131,41 @@ impl Planner<'_> {
         }
     }
 
-    /// `authors/<slug>/publications.{bib,ris,json}`: all of an author's papers, newest first.
+    /// `authors/<slug>/publications.{bib,ris,json}`: all of an author's papers, newest
+    /// first, without abstracts (each paper's own citation files have them), so the lists
+    /// of prolific authors stay small.
     pub(super) fn author_citations(&self, id: AuthorId, format: CitationFormat) -> Vec<u8> {
-        let inputs: Vec<CitationInput> = self.graph.authors[id]
+        let entries = self.graph.authors[id]
             .papers
             .iter()
-            .map(|&p| self.citation_input(p))
-            .collect();
+            .map(|&p| self.brief_citation(p));
         match format {
-            CitationFormat::Bibtex => bibtex_file(&inputs),
-            CitationFormat::Ris => ris_file(&inputs),
-            CitationFormat::CslJson => csl_file(&inputs),
+            CitationFormat::Bibtex => join_entries(entries.map(|c| c.bibtex.as_str())),
+            CitationFormat::Ris => join_entries(entries.map(|c| c.ris.as_str())),
+            CitationFormat::CslJson => json_bytes(&entries.map(|c| &c.csl).collect::<Vec<_>>()),
         }
-        .into_bytes()
     }
+}
+
+/// A paper's citation without abstract, in each format.
+#[derive(Debug)]
+pub(super) struct BriefCitation {
+    bibtex: String,
+    ris: String,
+    csl: serde_json::Value,
+}
+
+/// Entries separated by a blank line (each entry ends with a newline), as in
+/// [`crate::cite::bibtex_file`] and [`crate::cite::ris_file`].
+fn join_entries<'e>(entries: impl Iterator<Item = &'e str>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, entry) in entries.enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(entry.as_bytes());
+    }
+    out
 }
 
 /// Pretty JSON with a final newline.

@@ -623,6 +623,8 @@ struct Planner<'a> {
     paper_author_names: Vec<Vec<String>>,
     /// Citation key of each paper, by paper id.
     citation_keys: Vec<String>,
+    /// Each paper's citation without abstract, made on first use, by paper id.
+    brief_citations: Vec<std::sync::OnceLock<exports::BriefCitation>>,
 }
 
 /// A paper's title and abstract after TeX conversion.
@@ -857,6 +859,9 @@ impl<'a> Planner<'a> {
             paper_texts,
             paper_author_names,
             citation_keys,
+            brief_citations: (0..graph.papers.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         }
     }
 
