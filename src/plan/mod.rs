@@ -346,15 +346,38 @@ pub struct YearLink {
     pub count: usize,
 }
 
-/// Another author's other papers, on a paper page.
+/// An author's other papers, on a paper page.
 #[derive(Debug, Clone, Serialize)]
 pub struct MoreBy {
     /// The author.
     pub author: AuthorLink,
-    /// Some of their other papers, newest first.
+    /// Their papers closest to this one in time, newest first.
     pub papers: Vec<PaperRef>,
-    /// How many other papers they have in all.
-    pub total: usize,
+    /// Whether they have more papers than these.
+    pub more: bool,
+}
+
+/// Up to `n` papers of an author's `list` (newest first) nearest to paper `id` in it,
+/// alternating newer and older, returned in list order. A paper's neighbours change
+/// only when papers next to it in the list do, so adding a paper to a prolific author
+/// changes few of their paper pages.
+pub fn nearby_papers(list: &[PaperId], id: PaperId, n: usize) -> Vec<PaperId> {
+    let Some(position) = list.iter().position(|&p| p == id) else {
+        return list.iter().copied().take(n).collect();
+    };
+    let mut picked = Vec::with_capacity(n);
+    let mut step = 1;
+    while picked.len() < n && (step <= position || position + step < list.len()) {
+        if step <= position {
+            picked.push(position - step);
+        }
+        if picked.len() < n && position + step < list.len() {
+            picked.push(position + step);
+        }
+        step += 1;
+    }
+    picked.sort_unstable();
+    picked.into_iter().map(|i| list[i]).collect()
 }
 
 /// The data of each kind of page.
@@ -1350,28 +1373,22 @@ impl<'a> Planner<'a> {
                 more_by: paper
                     .authors
                     .iter()
-                    .map(|&a| {
-                        let others: Vec<PaperId> = graph.authors[a]
-                            .papers
-                            .iter()
-                            .copied()
-                            .filter(|&p| p != id)
-                            .collect();
-                        MoreBy {
+                    .filter_map(|&a| {
+                        let list = &graph.authors[a].papers;
+                        let nearby = nearby_papers(list, id, MORE_PAPERS_PER_AUTHOR);
+                        (!nearby.is_empty()).then(|| MoreBy {
                             author: self.author_link(a, linker),
-                            papers: others
+                            papers: nearby
                                 .iter()
-                                .take(MORE_PAPERS_PER_AUTHOR)
                                 .map(|&p| PaperRef {
                                     title_html: self.paper_texts[p].title_html.clone(),
                                     href: linker.href(&self.paper_paths[p]),
                                     year: graph.papers[p].year,
                                 })
                                 .collect(),
-                            total: others.len(),
-                        }
+                            more: list.len() > nearby.len() + 1,
+                        })
                     })
-                    .filter(|m| m.total > 0)
                     .collect(),
                 bibtex: self.bibtex_for(id),
                 exports: CitationFormat::ALL
@@ -1633,6 +1650,16 @@ mod tests {
             Linker::absolute("/lab/", true).href("authors/"),
             "/lab/authors/"
         );
+    }
+
+    #[test]
+    fn nearby_papers_alternate_around_the_paper() {
+        let list = [10, 11, 12, 13, 14, 15];
+        assert_eq!(nearby_papers(&list, 10, 3), [11, 12, 13], "newest: only older ones");
+        assert_eq!(nearby_papers(&list, 13, 3), [11, 12, 14]);
+        assert_eq!(nearby_papers(&list, 15, 3), [12, 13, 14]);
+        assert_eq!(nearby_papers(&[10, 11], 11, 3), [10]);
+        assert_eq!(nearby_papers(&[10], 10, 3), Vec::<usize>::new());
     }
 
     #[test]
