@@ -53,6 +53,9 @@ pub struct BuildArgs {
     /// Print only errors and no summary or progress.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Render everything, ignoring the build cache in .profilegen/.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Options of `check`.
@@ -103,6 +106,7 @@ fn run_build(args: BuildArgs) -> u8 {
         strict: args.strict,
         write: true,
         progress: !args.quiet,
+        force: args.force,
     };
     match build(&options) {
         Ok(report) => {
@@ -131,6 +135,7 @@ fn run_check(args: CheckArgs) -> u8 {
         strict: false,
         write: false,
         progress: false,
+        force: true,
     };
     match build(&options) {
         Ok(report) => {

@@ -8,9 +8,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use serde::{Deserialize, Serialize};
 
 /// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Severity {
     /// Something looks off, but the build result is still what the input says.
     Warning,
@@ -19,7 +20,7 @@ pub enum Severity {
 }
 
 /// A place in an input file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
     /// The file, as shown to the user (relative to the site root when possible).
     pub path: PathBuf,
@@ -77,7 +78,7 @@ impl Location {
 }
 
 /// One message about the input.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// Warning or error.
     pub severity: Severity,

@@ -11,6 +11,7 @@
 //! [`site`] runs the pipeline for `build` and `check`; [`config`] and [`content`] read
 //! the site configuration, author bios and extra pages.
 
+pub mod cache;
 pub mod cite;
 pub mod cli;
 pub mod config;

@@ -165,6 +165,17 @@ impl OutputWriter {
         Ok(true)
     }
 
+    /// Records that `path` belongs to this build although it was not staged (it is known
+    /// to be unchanged), so that it is not removed as stale.
+    pub fn keep(&self, path: &str) {
+        lock(&self.all).push(path.to_string());
+    }
+
+    /// The folder files are written into (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Moves every staged file into place, removes the files of the previous build that
     /// this one did not produce, and records this build's files in the manifest.
     pub fn commit(self) -> Result<WriteStats, OutputError> {

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use tera::{Context, Tera};
 
 use crate::diagnostics::Diagnostic;
-use crate::plan::{Output, PlannedFile, PlannedOutput, SitePlan};
+use crate::plan::{content_hash, Output, PlannedFile, PlannedOutput, SitePlan, TemplateHashes};
 
 /// The default theme's templates, embedded at compile time: `(file name, source)`.
 pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -45,6 +45,7 @@ pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
 /// A Tera instance loaded with the theme.
 pub struct Renderer {
     tera: Tera,
+    hashes: TemplateHashes,
 }
 
 impl Renderer {
@@ -58,11 +59,34 @@ impl Renderer {
             .map(|(name, source)| (name.to_string(), source.to_string()))
             .collect();
         templates.extend(overrides.iter().cloned());
+        let mut html = Vec::new();
+        let mut atom = 0;
+        let mut sitemap = 0;
+        let mut sorted: Vec<&(String, String)> = templates.iter().collect();
+        sorted.sort();
+        for (name, source) in sorted {
+            let hash = content_hash(format!("{name}\0{source}").as_bytes());
+            match name.as_str() {
+                "atom.xml" => atom = hash,
+                "sitemap.xml" => sitemap = hash,
+                _ => html.extend_from_slice(&hash.to_le_bytes()),
+            }
+        }
+        let hashes = TemplateHashes {
+            html: content_hash(&html),
+            atom,
+            sitemap,
+        };
         let mut tera = Tera::new();
         tera.autoescape_on(vec![".html", ".xml"]);
         tera.add_raw_templates(templates)
             .map_err(|err| template_error("templates could not be loaded", &err))?;
-        Ok(Renderer { tera })
+        Ok(Renderer { tera, hashes })
+    }
+
+    /// Hashes of the loaded templates, for output fingerprints.
+    pub fn template_hashes(&self) -> TemplateHashes {
+        self.hashes
     }
 
     /// Produces one output of `plan`: renders its template, or takes its bytes.
@@ -104,17 +128,21 @@ impl Renderer {
     /// Produces every output of `plan` in parallel and hands each file to `sink` as soon
     /// as it is ready; only the outputs in flight are held in memory. Stops at the first
     /// failure (of rendering or of `sink`) and returns it.
+    /// Outputs for which `wanted(index)` is false are skipped.
     pub fn render_each(
         &self,
         plan: &SitePlan,
         progress: &ProgressBar,
+        wanted: impl Fn(usize) -> bool + Sync,
         sink: impl Fn(PlannedFile) -> Result<(), Diagnostic> + Sync,
     ) -> Result<(), Diagnostic> {
         let result = plan
             .outputs
             .par_iter()
+            .enumerate()
             .progress_with(progress.clone())
-            .try_for_each(|planned| sink(self.render_output(plan, planned)?));
+            .filter(|(index, _)| wanted(*index))
+            .try_for_each(|(_, planned)| sink(self.render_output(plan, planned)?));
         progress.finish_and_clear();
         result
     }

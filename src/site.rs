@@ -10,12 +10,13 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::cache;
 use crate::config::{normalize_base_url, parse_config, SiteConfig, CONFIG_FILE};
 use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location, Severity};
 use crate::graph::{link, SiteGraph};
 use crate::output::{OutputWriter, WriteStats};
-use crate::plan::{plan_site, PlanInput, PlannedFile};
+use crate::plan::{content_hash, plan_site, PlanInput, PlannedFile};
 use crate::records::{parse_record_file, RecordFile};
 use crate::render::{read_template_overrides, Renderer, DEFAULT_STATIC};
 use crate::slug::slugify;
@@ -46,6 +47,8 @@ pub struct BuildOptions {
     pub write: bool,
     /// Show a progress bar on a terminal.
     pub progress: bool,
+    /// Render everything, ignoring the build cache (which is still updated).
+    pub force: bool,
 }
 
 impl BuildOptions {
@@ -58,6 +61,7 @@ impl BuildOptions {
             strict: false,
             write: true,
             progress: false,
+            force: false,
         }
     }
 
@@ -155,6 +159,26 @@ pub struct SiteInput {
     pub static_files: Vec<(String, Vec<u8>)>,
     /// Diagnostics from reading and parsing.
     pub diagnostics: Vec<Diagnostic>,
+    /// `(path relative to the root, hash of its bytes)` of every input file read.
+    pub file_hashes: Vec<(String, u64)>,
+}
+
+impl SiteInput {
+    /// One hash of every input file and of `extra` (options that shape the output).
+    pub fn inputs_hash(&self, extra: &str) -> u64 {
+        let mut hashes: Vec<&(String, u64)> = self.file_hashes.iter().collect();
+        hashes.sort();
+        let mut bytes = Vec::with_capacity(hashes.len() * 48 + extra.len());
+        bytes.extend_from_slice(env!("CARGO_PKG_VERSION").as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(extra.as_bytes());
+        for (path, hash) in hashes {
+            bytes.push(0);
+            bytes.extend_from_slice(path.as_bytes());
+            bytes.extend_from_slice(&hash.to_le_bytes());
+        }
+        content_hash(&bytes)
+    }
 }
 
 /// Runs the whole pipeline. On success the output folder holds the new site; on failure
@@ -187,6 +211,45 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
             fail(d.message, diagnostics)
         })?;
     }
+    // Nothing changed since the last build into this folder: nothing to do.
+    let inputs_hash = input.inputs_hash(&format!("base_url={:?}", input.config.base_url));
+    let cache_path = cache::cache_file(&options.root, &output);
+    let cache = if options.write && !options.force {
+        cache::load(&cache_path)
+    } else {
+        None
+    };
+    if let Some(cache) = &cache {
+        if cache.inputs == inputs_hash && outputs_intact(&output, cache) {
+            let mut diagnostics = cache.diagnostics.clone();
+            sort_diagnostics(&mut diagnostics);
+            if options.strict && !diagnostics.is_empty() {
+                let n = diagnostics.len();
+                return Err(fail(
+                    format!("--strict: {n} diagnostic{}", plural(n)),
+                    diagnostics,
+                ));
+            }
+            timings.mark("unchanged");
+            let summary = cache.summary;
+            return Ok(BuildReport {
+                authors: summary.authors,
+                papers: summary.papers,
+                shared_papers: summary.shared_papers,
+                pages: summary.pages,
+                files: summary.files,
+                write: WriteStats {
+                    written: 0,
+                    unchanged: summary.files,
+                    removed: 0,
+                },
+                diagnostics,
+                duration: started.elapsed(),
+                output,
+            });
+        }
+    }
+
     let mut diagnostics = std::mem::take(&mut input.diagnostics);
     if input.records.iter().all(|f| f.records.is_empty()) {
         let d = Diagnostic::error(
@@ -281,9 +344,33 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         .iter()
         .filter(|o| matches!(o.kind, crate::plan::OutputKind::Page(_)))
         .count();
+    // Outputs whose fingerprint and file are as the last build left them are kept as
+    // they are; only the others are rendered.
+    let fingerprints = plan.fingerprints(&renderer.template_hashes());
+    let root = writer.as_ref().map(|w| w.root().to_path_buf());
+    let unchanged: Vec<bool> = match (&cache, &root) {
+        (Some(cache), Some(root)) => plan
+            .outputs
+            .par_iter()
+            .zip(&fingerprints)
+            .map(|(o, fingerprint)| {
+                cache.outputs.get(&o.path).is_some_and(|state| {
+                    state.fingerprint == *fingerprint
+                        && cache::FileState::of(&root.join(&o.path)) == Some(state.file)
+                })
+            })
+            .collect(),
+        _ => vec![false; plan.outputs.len()],
+    };
+    timings.mark("fingerprint");
+    if let Some(writer) = &writer {
+        for (o, _) in plan.outputs.iter().zip(&unchanged).filter(|(_, u)| **u) {
+            writer.keep(&o.path);
+        }
+    }
     let progress = progress_bar(options.progress, plan.outputs.len() as u64);
     let rendered = renderer
-        .render_each(&plan, &progress, stage)
+        .render_each(&plan, &progress, |i| !unchanged[i], stage)
         .and_then(|()| files.iter().try_for_each(|f| stage(f.clone())));
     timings.mark("render");
     if let Err(d) = rendered {
@@ -303,11 +390,59 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         })?,
         None => WriteStats::default(),
     };
-    timings.mark("write");
-    Ok(BuildReport {
+    let summary = cache::CachedSummary {
         authors: graph.authors.len(),
         papers: graph.papers.len(),
         shared_papers: graph.shared_paper_count(),
+        pages: page_count,
+        files: file_count,
+    };
+    if let Some(root) = &root {
+        // Record what was written; a cache that cannot be saved only costs time later.
+        let outputs = plan
+            .outputs
+            .par_iter()
+            .zip(&fingerprints)
+            .zip(&unchanged)
+            .filter_map(|((o, fingerprint), unchanged)| {
+                let previous = cache.as_ref().and_then(|c| c.outputs.get(&o.path));
+                let state = match previous {
+                    Some(state) if *unchanged => Some(state.file),
+                    _ => cache::FileState::of(&root.join(&o.path)),
+                };
+                state.map(|file| {
+                    (
+                        o.path.clone(),
+                        cache::OutputState {
+                            fingerprint: *fingerprint,
+                            file,
+                        },
+                    )
+                })
+            })
+            .collect();
+        let new_cache = cache::BuildCache {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            inputs: inputs_hash,
+            summary,
+            diagnostics: diagnostics.clone(),
+            outputs,
+        };
+        if let Err(err) = cache::save(&cache_path, &new_cache) {
+            diagnostics.push(Diagnostic::warning(
+                format!(
+                    "cannot save the build cache {}: {err}",
+                    cache_path.display()
+                ),
+                None,
+            ));
+        }
+    }
+    timings.mark("write");
+    Ok(BuildReport {
+        authors: summary.authors,
+        papers: summary.papers,
+        shared_papers: summary.shared_papers,
         pages: page_count,
         files: file_count,
         write,
@@ -315,6 +450,16 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         duration: started.elapsed(),
         output,
     })
+}
+
+/// Whether every output file the cache lists is still as the last build left it, and
+/// the output folder's manifest is there.
+fn outputs_intact(output: &Path, cache: &cache::BuildCache) -> bool {
+    output.join(crate::output::MANIFEST).is_file()
+        && cache
+            .outputs
+            .par_iter()
+            .all(|(path, state)| cache::FileState::of(&output.join(path)) == Some(state.file))
 }
 
 /// Per-stage wall times on stderr when `PROFILEGEN_TIMINGS` is set, for benchmarking.
@@ -423,6 +568,9 @@ pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
     let config_path = root.join(CONFIG_FILE);
     match fs::read(&config_path) {
         Ok(bytes) => {
+            input
+                .file_hashes
+                .push((CONFIG_FILE.to_string(), content_hash(&bytes)));
             let text = String::from_utf8(bytes).map_err(|err| {
                 Diagnostic::error(format!("{CONFIG_FILE} is not valid UTF-8: {err}"), None)
             })?;
@@ -437,11 +585,16 @@ pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
         }
     }
 
-    let (records, mut diagnostics) = read_records(root);
+    let (records, mut diagnostics, mut hashes) = read_records(root);
     input.records = records;
     input.diagnostics.append(&mut diagnostics);
+    input.file_hashes.append(&mut hashes);
 
     for (path, display, text) in read_markdown(root, AUTHORS_DIR, &mut input.diagnostics) {
+        input.file_hashes.push((
+            display.to_string_lossy().into_owned(),
+            content_hash(text.as_bytes()),
+        ));
         let slug = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -453,6 +606,10 @@ pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
     }
     let mut page_slugs = HashSet::new();
     for (path, display, text) in read_markdown(root, PAGES_DIR, &mut input.diagnostics) {
+        input.file_hashes.push((
+            display.to_string_lossy().into_owned(),
+            content_hash(text.as_bytes()),
+        ));
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -475,12 +632,24 @@ pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
     }
     input.templates = read_template_overrides(&root.join(TEMPLATES_DIR))?;
     input.static_files = read_static(&root.join(STATIC_DIR), &mut input.diagnostics);
+    for (name, source) in &input.templates {
+        let hash = content_hash(source.as_bytes());
+        input
+            .file_hashes
+            .push((format!("{TEMPLATES_DIR}/{name}"), hash));
+    }
+    for (name, bytes) in &input.static_files {
+        let hash = content_hash(bytes);
+        input
+            .file_hashes
+            .push((format!("{STATIC_DIR}/{name}"), hash));
+    }
     Ok(input)
 }
 
 /// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
-/// path.
-pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>) {
+/// path. Also returns each file's path (relative to the root) and the hash of its bytes.
+pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>, Vec<(String, u64)>) {
     let dir = root.join(RECORDS_DIR);
     let mut diagnostics = Vec::new();
     let mut paths = Vec::new();
@@ -510,28 +679,36 @@ pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>) {
             )),
         }
     }
-    let parsed: Vec<(Option<RecordFile>, Vec<Diagnostic>)> = paths
+    type Parsed = (Option<RecordFile>, Vec<Diagnostic>, Option<(String, u64)>);
+    let parsed: Vec<Parsed> = paths
         .par_iter()
         .map(|path| {
             let display = path.strip_prefix(root).unwrap_or(path);
             match fs::read(path) {
-                Ok(bytes) => parse_record_file(display, &bytes),
+                Ok(bytes) => {
+                    let hash = (display.to_string_lossy().into_owned(), content_hash(&bytes));
+                    let (file, diagnostics) = parse_record_file(display, &bytes);
+                    (file, diagnostics, Some(hash))
+                }
                 Err(err) => (
                     None,
                     vec![Diagnostic::error(
                         format!("cannot read {}: {err}", display.display()),
                         None,
                     )],
+                    None,
                 ),
             }
         })
         .collect();
     let mut files = Vec::with_capacity(parsed.len());
-    for (file, mut diags) in parsed {
+    let mut hashes = Vec::with_capacity(parsed.len());
+    for (file, mut diags, hash) in parsed {
         files.extend(file);
         diagnostics.append(&mut diags);
+        hashes.extend(hash);
     }
-    (files, diagnostics)
+    (files, diagnostics, hashes)
 }
 
 /// `(path, path shown in diagnostics, text)` of every `*.md` directly under `<root>/<dir>`.

@@ -20,9 +20,11 @@ use crate::tex::render_tex;
 
 mod exports;
 mod feeds;
+mod fingerprint;
 mod metadata;
 
 pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext, FEED_ENTRIES};
+pub use fingerprint::{content_hash, TemplateHashes};
 pub use metadata::{FeedLink, MetaTag, PageMeta};
 
 /// URL segments that extra pages may not use.
@@ -1655,7 +1657,11 @@ mod tests {
     #[test]
     fn nearby_papers_alternate_around_the_paper() {
         let list = [10, 11, 12, 13, 14, 15];
-        assert_eq!(nearby_papers(&list, 10, 3), [11, 12, 13], "newest: only older ones");
+        assert_eq!(
+            nearby_papers(&list, 10, 3),
+            [11, 12, 13],
+            "newest: only older ones"
+        );
         assert_eq!(nearby_papers(&list, 13, 3), [11, 12, 14]);
         assert_eq!(nearby_papers(&list, 15, 3), [12, 13, 14]);
         assert_eq!(nearby_papers(&[10, 11], 11, 3), [10]);

@@ -1,0 +1,239 @@
+//! The build cache in `<root>/.profilegen/`: what the last successful build read and
+//! wrote, so the next one renders only what changed.
+//!
+//! * `inputs`: a hash of every input file's path and bytes, the command-line options
+//!   that shape the output, and the profilegen version. When it is unchanged and every
+//!   output file is still as the last build left it, a build has nothing to do.
+//! * `outputs`: for each output file, the fingerprint of what it was made from (see
+//!   `plan::fingerprint`) and the size and modification time it had when written. An
+//!   output is rendered again only when its fingerprint changed or the file on disk is
+//!   not the one written.
+//!
+//! A missing, unreadable or older-version cache is simply ignored: the build is then a
+//! full one. The cache never changes what is built, only how much work it takes.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostics::Diagnostic;
+use crate::output::write_atomically;
+use crate::plan::content_hash;
+
+/// The cache folder, at the site root.
+pub const CACHE_DIR: &str = ".profilegen";
+
+/// What the last successful build into one output folder read and wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildCache {
+    /// The profilegen version that wrote the cache.
+    pub version: String,
+    /// Hash of all inputs and output-shaping options.
+    pub inputs: u64,
+    /// Counts for the summary line.
+    pub summary: CachedSummary,
+    /// The diagnostics of that build, shown again when nothing changed.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Each generated output file (path relative to the output folder).
+    pub outputs: BTreeMap<String, OutputState>,
+}
+
+/// Counts of the last build, for the summary line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CachedSummary {
+    /// Authors.
+    pub authors: usize,
+    /// Papers.
+    pub papers: usize,
+    /// Papers shared by several authors.
+    pub shared_papers: usize,
+    /// HTML pages.
+    pub pages: usize,
+    /// All files, static ones included.
+    pub files: usize,
+}
+
+/// One output file as the last build left it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputState {
+    /// Fingerprint of what it was made from.
+    pub fingerprint: u64,
+    /// The file's size and modification time after the build.
+    pub file: FileState,
+}
+
+/// Size and modification time (nanoseconds since the epoch) of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub modified_ns: u128,
+}
+
+impl FileState {
+    /// The state of the file at `path`, if it is a regular file.
+    pub fn of(path: &Path) -> Option<FileState> {
+        let meta = fs::symlink_metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let modified_ns = meta
+            .modified()
+            .ok()?
+            .duration_since(UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        Some(FileState {
+            size: meta.len(),
+            modified_ns,
+        })
+    }
+}
+
+/// Where the cache of builds into `output` lives: one file per output folder, so that
+/// `build` and `serve` (which builds elsewhere) do not overwrite each other's cache.
+pub fn cache_file(root: &Path, output: &Path) -> PathBuf {
+    let output = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
+    let key = content_hash(output.to_string_lossy().as_bytes());
+    root.join(CACHE_DIR).join(format!("build-{key:016x}.cache"))
+}
+
+/// The header of a cache file: everything but the outputs.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    version: String,
+    inputs: u64,
+    summary: CachedSummary,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads a cache; `None` when there is none, it does not parse, or another version of
+/// profilegen wrote it.
+///
+/// The format is one JSON line (version, inputs hash, summary, diagnostics) followed by
+/// one line per output, `fingerprint size modified path`, numbers in hexadecimal: tens
+/// of thousands of outputs load in a few milliseconds.
+pub fn load(path: &Path) -> Option<BuildCache> {
+    let text = fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    let header: Header = serde_json::from_str(lines.next()?).ok()?;
+    if header.version != env!("CARGO_PKG_VERSION") {
+        return None;
+    }
+    let mut outputs = BTreeMap::new();
+    for line in lines {
+        let mut fields = line.splitn(4, ' ');
+        let fingerprint = u64::from_str_radix(fields.next()?, 16).ok()?;
+        let size = u64::from_str_radix(fields.next()?, 16).ok()?;
+        let modified_ns = u128::from_str_radix(fields.next()?, 16).ok()?;
+        let path = fields.next()?.to_string();
+        outputs.insert(
+            path,
+            OutputState {
+                fingerprint,
+                file: FileState { size, modified_ns },
+            },
+        );
+    }
+    Some(BuildCache {
+        version: header.version,
+        inputs: header.inputs,
+        summary: header.summary,
+        diagnostics: header.diagnostics,
+        outputs,
+    })
+}
+
+/// Writes a cache atomically, creating the cache folder (with a `.gitignore` that
+/// ignores it) when needed.
+pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            fs::write(ignore, "*\n")?;
+        }
+    }
+    let header = Header {
+        version: cache.version.clone(),
+        inputs: cache.inputs,
+        summary: cache.summary,
+        diagnostics: cache.diagnostics.clone(),
+    };
+    let mut text = serde_json::to_string(&header).map_err(io::Error::other)?;
+    text.push('\n');
+    for (path, state) in &cache.outputs {
+        // Output paths are made of slugs: no line breaks.
+        if path.contains('\n') {
+            continue;
+        }
+        text.push_str(&format!(
+            "{:x} {:x} {:x} {path}\n",
+            state.fingerprint, state.file.size, state.file.modified_ns
+        ));
+    }
+    write_atomically(path, text.as_bytes())
+        .map_err(|err| io::Error::new(err.source.kind(), err.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_rejects_other_versions_and_garbage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CACHE_DIR).join("build-x.cache");
+        let mut cache = BuildCache {
+            version: env!("CARGO_PKG_VERSION").into(),
+            inputs: 42,
+            ..BuildCache::default()
+        };
+        cache.outputs.insert(
+            "papers/a b/index.html".into(),
+            OutputState {
+                fingerprint: u64::MAX,
+                file: FileState {
+                    size: 0,
+                    modified_ns: u128::MAX,
+                },
+            },
+        );
+        cache.outputs.insert(
+            "index.html".into(),
+            OutputState {
+                fingerprint: 7,
+                file: FileState {
+                    size: 3,
+                    modified_ns: 9,
+                },
+            },
+        );
+        save(&path, &cache).unwrap();
+        assert_eq!(load(&path), Some(cache.clone()));
+        assert!(dir.path().join(CACHE_DIR).join(".gitignore").exists());
+        cache.version = "0.0.0-other".into();
+        save(&path, &cache).unwrap();
+        assert_eq!(load(&path), None);
+        fs::write(&path, "not json").unwrap();
+        assert_eq!(load(&path), None);
+        assert_eq!(load(&dir.path().join("missing")), None);
+    }
+
+    #[test]
+    fn file_state_sees_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a");
+        fs::write(&file, "one").unwrap();
+        let before = FileState::of(&file).unwrap();
+        assert_eq!(before.size, 3);
+        fs::write(&file, "three").unwrap();
+        assert_ne!(FileState::of(&file), Some(before));
+        assert_eq!(FileState::of(dir.path()), None, "folders have no state");
+    }
+}

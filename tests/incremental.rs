@@ -1,0 +1,401 @@
+//! Incremental builds: after any sequence of changes to record files, templates,
+//! configuration, bios and static files, the output of a build that uses the cache
+//! equals a clean build byte for byte; files that did not change keep their
+//! modification time; a killed build leaves only whole files.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use common::{record_file, tree, Site};
+use proptest::prelude::*;
+
+const AUTHORS: [&str; 6] = [
+    "Ada Lovelace",
+    "Łukasz Nowak",
+    "Zoë Ærøskøbing",
+    "Wei Zhang",
+    "Grace Hopper",
+    "Staša Milojević",
+];
+
+/// `(year, title, abstract, subject)`; papers shared when several files list them.
+const PAPERS: [(u16, &str, &str, &str); 10] = [
+    (2026, "Scaling Sparse Experts", "We scale experts.", "cs.DC"),
+    (
+        2025,
+        "Notes on $P_Z$ Priors",
+        "The prior $P_Z$ matters.",
+        "cs.LG",
+    ),
+    (
+        2025,
+        "Notes on $P_Z$ Priors",
+        "A different paper, same title.",
+        "cs.LG",
+    ),
+    (
+        2024,
+        "\\textbf{V}ariational Flows",
+        "Flows -- with TeX.",
+        "stat.ML",
+    ),
+    (
+        2023,
+        "Graphs <of> & Things",
+        "Escaping \"matters\".",
+        "cs.DS",
+    ),
+    (2022, "Quiet Paper", "", "physics.soc-ph"),
+    (2021, "Older Work", "Old.", "cs.DC"),
+    (2020, "Oldest Work", "Oldest.", "hep-ex"),
+    (
+        2019,
+        "Proceedings of the Workshop 2019",
+        "Ends in a year.",
+        "cs.CL",
+    ),
+    (2026, "Newest Preprint", "Fresh.", "q-fin.GN"),
+];
+
+#[derive(Debug, Clone)]
+enum Change {
+    /// Write record file `file` for an author listing some papers (a bit mask).
+    WriteRecords {
+        file: u8,
+        author: usize,
+        papers: u16,
+    },
+    /// Remove record file `file` (if it exists, and it is not the last one).
+    RemoveRecords { file: u8 },
+    /// Replace a template with one of a few variants (0: the default).
+    Template { name: usize, variant: u8 },
+    /// Replace the configuration with one of a few variants.
+    Config { variant: u8 },
+    /// Add, change or remove an author's bio.
+    Bio { author: usize, variant: u8 },
+    /// Add, change or remove a static file.
+    Static { variant: u8 },
+    /// Nothing at all.
+    Nothing,
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        4 => (0u8..5, 0..AUTHORS.len(), 1u16..1024).prop_map(|(file, author, papers)| Change::WriteRecords { file, author, papers }),
+        1 => (0u8..5).prop_map(|file| Change::RemoveRecords { file }),
+        1 => (0usize..3, 0u8..3).prop_map(|(name, variant)| Change::Template { name, variant }),
+        1 => (0u8..4).prop_map(|variant| Change::Config { variant }),
+        1 => (0..AUTHORS.len(), 0u8..3).prop_map(|(author, variant)| Change::Bio { author, variant }),
+        1 => (0u8..3).prop_map(|variant| Change::Static { variant }),
+        1 => Just(Change::Nothing),
+    ]
+}
+
+fn records(author: usize, papers: u16) -> String {
+    let chosen: Vec<(u16, &str, &str, &str)> = PAPERS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| papers & (1 << i) != 0)
+        .map(|(_, p)| *p)
+        .collect();
+    record_file(AUTHORS[author], &chosen)
+}
+
+fn apply(site: &Site, change: &Change) {
+    let records_dir = site.root().join("content/records");
+    match change {
+        Change::WriteRecords {
+            file,
+            author,
+            papers,
+        } => {
+            site.file(
+                &format!("content/records/f{file}.txt"),
+                records(*author, *papers),
+            );
+        }
+        Change::RemoveRecords { file } => {
+            let path = records_dir.join(format!("f{file}.txt"));
+            let count = fs::read_dir(&records_dir).map(|d| d.count()).unwrap_or(0);
+            if path.exists() && count > 1 {
+                fs::remove_file(path).unwrap();
+            }
+        }
+        Change::Template { name, variant } => {
+            let name = ["paper.html", "author.html", "atom.xml"][*name];
+            let path = format!("templates/{name}");
+            let default =
+                fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&path)).unwrap();
+            match variant {
+                0 => {
+                    let _ = fs::remove_file(site.root().join(&path));
+                }
+                v => {
+                    let marker = format!("<!-- variant {v} -->");
+                    let text = if name.ends_with(".xml") {
+                        default.replace("<generator", &format!("{marker}<generator"))
+                    } else {
+                        default.replace(
+                            "{%- endblock content %}",
+                            &format!("{marker}{{%- endblock content %}}"),
+                        )
+                    };
+                    site.file(&path, text);
+                }
+            }
+        }
+        Change::Config { variant } => {
+            let text = match variant {
+                0 => "title: Lab\n",
+                1 => "title: Lab\nbase_url: https://example.org/lab/\n",
+                2 => "title: Other Lab\ndescription: Changed\n",
+                _ => "title: Lab\nauthors:\n  wei-zhang:\n    name: Dr. Wei Zhang\n    affiliation: Somewhere\n",
+            };
+            site.file("profilegen.yaml", text);
+        }
+        Change::Bio { author, variant } => {
+            let slug = [
+                "ada-lovelace",
+                "lukasz-nowak",
+                "zoe-aeroskobing",
+                "wei-zhang",
+                "grace-hopper",
+                "stasa-milojevic",
+            ][*author];
+            let path = format!("content/authors/{slug}.md");
+            match variant {
+                0 => {
+                    let _ = fs::remove_file(site.root().join(&path));
+                }
+                v => {
+                    site.file(
+                        &path,
+                        format!("---\naffiliation: Place {v}\n---\nBio version *{v}*.\n"),
+                    );
+                }
+            }
+        }
+        Change::Static { variant } => match variant {
+            0 => {
+                let _ = fs::remove_file(site.root().join("static/extra.txt"));
+            }
+            v => {
+                site.file("static/extra.txt", format!("static {v}"));
+            }
+        },
+        Change::Nothing => {}
+    }
+}
+
+fn build(site: &Site, args: &[&str]) -> (i32, String) {
+    let run = site.run(args);
+    (run.code, run.stderr)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, .. ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_output_equals_a_clean_build(changes in proptest::collection::vec(change(), 1..7)) {
+        let site = Site::new();
+        site.file("profilegen.yaml", "title: Lab\n");
+        site.file("content/records/f0.txt", records(0, 0b11_1111_1111));
+        site.file("content/records/f1.txt", records(3, 0b00_0000_0111));
+        let (code, err) = build(&site, &["build"]);
+        prop_assert_eq!(code, 0, "{}", err);
+        for change in &changes {
+            apply(&site, change);
+            let (code, err) = build(&site, &["build"]);
+            let clean = site.root().join("clean");
+            let _ = fs::remove_dir_all(&clean);
+            let (clean_code, clean_err) = build(&site, &["build", "--force", "--output", "clean"]);
+            prop_assert_eq!(code, clean_code, "{:?}\n{}\n{}", change, err, clean_err);
+            let incremental = tree(&site.public());
+            let reference = tree(&clean);
+            let paths = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+            prop_assert_eq!(paths(&incremental), paths(&reference), "after {:?}", change);
+            for ((path, a), (_, b)) in incremental.iter().zip(&reference) {
+                prop_assert!(a == b, "{} differs after {:?}", path, change);
+            }
+        }
+    }
+}
+
+fn modification_times(dir: &Path) -> BTreeMap<String, SystemTime> {
+    walk(dir)
+        .into_iter()
+        .map(|p| {
+            let time = fs::metadata(dir.join(&p)).unwrap().modified().unwrap();
+            (p, time)
+        })
+        .collect()
+}
+
+fn walk(dir: &Path) -> Vec<String> {
+    tree(dir).into_iter().map(|(p, _)| p).collect()
+}
+
+/// A site with 30 authors and 120 papers, many shared.
+fn medium_site() -> Site {
+    let site = Site::new();
+    site.file(
+        "profilegen.yaml",
+        "title: Medium\nbase_url: https://example.org/\n",
+    );
+    for author in 0..30 {
+        let papers: Vec<(u16, String, String, &str)> = (0..12)
+            .map(|k| {
+                let paper = (author * 4 + k) % 120;
+                (
+                    1990 + (paper % 37) as u16,
+                    format!("Paper number {paper}"),
+                    format!("Abstract of paper {paper}, with $x_{paper}$."),
+                    ["cs.DC", "cs.LG", "math.OC"][paper % 3],
+                )
+            })
+            .collect();
+        let borrowed: Vec<(u16, &str, &str, &str)> = papers
+            .iter()
+            .map(|(y, t, a, s)| (*y, t.as_str(), a.as_str(), *s))
+            .collect();
+        site.file(
+            &format!("content/records/a{author:02}.txt"),
+            record_file(&format!("Author {author}"), &borrowed),
+        );
+    }
+    site
+}
+
+#[test]
+fn one_new_record_file_rewrites_few_files_and_leaves_the_rest_untouched() {
+    let site = medium_site();
+    let first = site.build();
+    assert!(first.stderr.contains("0 unchanged"), "{}", first.stderr);
+    let before = modification_times(&site.public());
+    std::thread::sleep(Duration::from_millis(20));
+    // Nothing changed: nothing written.
+    let again = site.build();
+    assert!(
+        again.stderr.contains("; 0 files written"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(modification_times(&site.public()), before);
+    // A new author with two papers, one shared with Author 0.
+    site.file(
+        "content/records/new.txt",
+        record_file(
+            "New Comer",
+            &[
+                (
+                    1990,
+                    "Paper number 0",
+                    "Abstract of paper 0, with $x_0$.",
+                    "cs.DC",
+                ),
+                (2026, "A brand new paper", "New.", "cs.DC"),
+            ],
+        ),
+    );
+    let run = site.build();
+    let after = modification_times(&site.public());
+    let changed: Vec<&String> = after
+        .keys()
+        .filter(|p| before.get(*p) != after.get(*p) && p.as_str() != ".profilegen-manifest")
+        .collect();
+    let total = after.len();
+    assert!(
+        changed.len() * 10 < total,
+        "{} of {total} files changed: {changed:?}",
+        changed.len()
+    );
+    assert!(changed
+        .iter()
+        .any(|p| p.as_str() == "authors/new-comer/index.html"));
+    assert!(
+        changed
+            .iter()
+            .any(|p| p.as_str() == "authors/author-0/index.html"),
+        "the co-author's page"
+    );
+    assert!(
+        !changed
+            .iter()
+            .any(|p| p.as_str() == "authors/author-10/index.html"),
+        "an unrelated author"
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("{} files written", changed.len())),
+        "{}\n{changed:?}",
+        run.stderr
+    );
+    // And it equals a clean build.
+    let clean = site.run(&["build", "--force", "--output", "clean"]);
+    assert_eq!(clean.code, 0);
+    assert_eq!(tree(&site.public()), tree(&site.root().join("clean")));
+    // A removed record file removes its pages.
+    site.remove("content/records/new.txt");
+    site.build();
+    assert!(!site.public().join("authors/new-comer").exists());
+    assert!(!site.public().join("papers/a-brand-new-paper-2026").exists());
+}
+
+#[test]
+fn output_changed_by_hand_is_repaired() {
+    let site = medium_site();
+    site.build();
+    let page = site.public().join("authors/author-3/index.html");
+    let original = fs::read(&page).unwrap();
+    fs::write(&page, "tampered").unwrap();
+    fs::remove_file(site.public().join("papers/paper-number-5-1995/index.html")).unwrap();
+    let run = site.build();
+    assert!(run.stderr.contains("2 files written"), "{}", run.stderr);
+    assert_eq!(fs::read(&page).unwrap(), original);
+}
+
+#[test]
+fn a_killed_build_leaves_only_whole_files() {
+    let site = medium_site();
+    site.build();
+    let old = tree(&site.public());
+    // The next state: every page changes (a new title), and a reference build of it.
+    site.file(
+        "profilegen.yaml",
+        "title: Renamed\nbase_url: https://example.org/\n",
+    );
+    let reference_run = site.run(&["build", "--force", "--output", "reference"]);
+    assert_eq!(reference_run.code, 0);
+    let new = tree(&site.root().join("reference"));
+    let old_map: BTreeMap<_, _> = old.into_iter().collect();
+    let new_map: BTreeMap<_, _> = new.into_iter().collect();
+    for delay_ms in [2u64, 8, 15, 30, 60] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_profilegen"))
+            .args(["build", "--quiet"])
+            .current_dir(site.root())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        for (path, bytes) in tree(&site.public()) {
+            if path == ".profilegen-manifest" || path.starts_with(".profilegen-staging/") {
+                continue;
+            }
+            let whole = old_map.get(&path) == Some(&bytes) || new_map.get(&path) == Some(&bytes);
+            assert!(
+                whole,
+                "{path} is neither the old nor the new file after a kill at {delay_ms} ms"
+            );
+        }
+    }
+    let finished = site.build();
+    assert!(finished.stderr.contains("0 errors"), "{}", finished.stderr);
+    let final_tree: BTreeMap<_, _> = tree(&site.public()).into_iter().collect();
+    assert_eq!(final_tree, new_map, "a finished build equals the clean one");
+}
