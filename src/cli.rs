@@ -5,6 +5,13 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use crate::live::{
+    describe_changes, describe_outcome, notify_browsers, start_preview, watch, ServeSettings,
+    WatchSettings,
+};
 use crate::site::{build, BuildOptions};
 
 /// Exit code: success (warnings allowed).
@@ -33,6 +40,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Create a new site to start from.
     Init(InitArgs),
+    /// Build, serve the site locally, and rebuild and reload the browser on every change.
+    Serve(ServeArgs),
 }
 
 /// Options of `build`.
@@ -56,6 +65,33 @@ pub struct BuildArgs {
     /// Render everything, ignoring the build cache in .profilegen/.
     #[arg(long)]
     pub force: bool,
+    /// Keep running: rebuild whenever the sources change (one log line per rebuild).
+    #[arg(long)]
+    pub watch: bool,
+    /// With --watch: poll the file system instead of using native events (for network or
+    /// virtual file systems that miss events).
+    #[arg(long, requires = "watch")]
+    pub poll: bool,
+}
+
+/// Options of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Site root: the folder with profilegen.yaml and content/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 1111)]
+    pub port: u16,
+    /// Address to bind; the default serves this machine only.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// Open the site in the default browser.
+    #[arg(long)]
+    pub open: bool,
+    /// Poll the file system instead of using native events.
+    #[arg(long)]
+    pub poll: bool,
 }
 
 /// Options of `check`.
@@ -86,6 +122,7 @@ pub fn run() -> ExitCode {
         Command::Build(args) => run_build(args),
         Command::Check(args) => run_check(args),
         Command::Init(args) => run_init(args),
+        Command::Serve(args) => run_serve(args),
     })
 }
 
@@ -105,13 +142,14 @@ fn run_build(args: BuildArgs) -> u8 {
         base_url: args.base_url,
         strict: args.strict,
         write: true,
-        progress: !args.quiet,
+        progress: !args.quiet && !args.watch,
         force: args.force,
     };
-    match build(&options) {
+    let quiet = args.quiet;
+    let build_once = |options: &BuildOptions| match build(options) {
         Ok(report) => {
-            print_diagnostics(&report.diagnostics, args.quiet);
-            if !args.quiet {
+            print_diagnostics(&report.diagnostics, quiet);
+            if !quiet {
                 eprintln!("{}", report.summary("Built"));
             }
             EXIT_OK
@@ -122,6 +160,115 @@ fn run_build(args: BuildArgs) -> u8 {
                 "error: build failed: {}; nothing was written",
                 failure.reason
             );
+            EXIT_FAILED
+        }
+    };
+    if !args.watch {
+        return build_once(&options);
+    }
+    let settings = WatchSettings {
+        poll: args.poll.then_some(POLL_INTERVAL),
+        ..WatchSettings::default()
+    };
+    let root = options.root.clone();
+    let rebuild_options = BuildOptions {
+        force: false,
+        ..options.clone()
+    };
+    let result = watch(
+        &rebuild_options,
+        &settings,
+        &AtomicBool::new(false),
+        || {
+            build_once(&options);
+            eprintln!("Watching {} for changes (Ctrl-C to stop)", root.display());
+        },
+        |changes, outcome| {
+            match outcome {
+                Ok(report) => print_diagnostics(&report.diagnostics, true),
+                Err(failure) => print_diagnostics(&failure.diagnostics, false),
+            }
+            if !quiet || outcome.is_err() {
+                eprintln!(
+                    "{}: {}",
+                    describe_changes(&root, changes),
+                    describe_outcome(outcome)
+                );
+            }
+        },
+    );
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(message) => {
+            eprintln!("error: {message}");
+            EXIT_FAILED
+        }
+    }
+}
+
+/// How often `--poll` looks at the file system.
+const POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+fn run_serve(args: ServeArgs) -> u8 {
+    let settings = ServeSettings {
+        root: args.root,
+        bind: args.bind,
+        port: args.port,
+        watch: WatchSettings {
+            poll: args.poll.then_some(POLL_INTERVAL),
+            ..WatchSettings::default()
+        },
+    };
+    let preview = match start_preview(&settings) {
+        Ok(preview) => preview,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return EXIT_FAILED;
+        }
+    };
+    let url = preview.options.base_url.clone().unwrap_or_default();
+    let root = settings.root.clone();
+    let result = watch(
+        &preview.options,
+        &settings.watch,
+        &AtomicBool::new(false),
+        || {
+            let first = build(&preview.options);
+            match &first {
+                Ok(report) => {
+                    print_diagnostics(&report.diagnostics, false);
+                    eprintln!("{}", report.summary("Built"));
+                }
+                Err(failure) => {
+                    print_diagnostics(&failure.diagnostics, false);
+                    eprintln!("error: build failed: {}", failure.reason);
+                }
+            }
+            notify_browsers(&preview.reload, &first);
+            eprintln!("Serving {url} (Ctrl-C to stop)");
+            if args.open {
+                if let Err(err) = open_browser(&url) {
+                    eprintln!("warning: cannot open a browser: {err}");
+                }
+            }
+        },
+        |changes, outcome| {
+            if let Err(failure) = outcome {
+                print_diagnostics(&failure.diagnostics, false);
+            }
+            eprintln!(
+                "{}: {}",
+                describe_changes(&root, changes),
+                describe_outcome(outcome)
+            );
+            notify_browsers(&preview.reload, outcome);
+        },
+    );
+    preview.server.shutdown();
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(message) => {
+            eprintln!("error: {message}");
             EXIT_FAILED
         }
     }
@@ -172,4 +319,23 @@ fn run_init(args: InitArgs) -> u8 {
             EXIT_FAILED
         }
     }
+}
+
+/// Opens `url` with the desktop's handler (xdg-open, open, or start).
+fn open_browser(url: &str) -> std::io::Result<()> {
+    let mut command = if cfg!(target_os = "macos") {
+        std::process::Command::new("open")
+    } else if cfg!(windows) {
+        let mut command = std::process::Command::new("cmd");
+        command.args(["/C", "start", ""]);
+        command
+    } else {
+        std::process::Command::new("xdg-open")
+    };
+    command
+        .arg(url)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map(|_| ())
 }

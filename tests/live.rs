@@ -1,0 +1,350 @@
+//! The long-running modes end to end: `profilegen serve` and `profilegen build --watch`
+//! as real processes, driven through the file system and HTTP.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use common::{record_file, Site};
+
+/// A running `profilegen` process whose stderr lines arrive on a channel.
+struct Running {
+    child: Child,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Running {
+    fn start(site: &Site, args: &[&str]) -> Running {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_profilegen"))
+            .args(args)
+            .current_dir(site.root())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start profilegen");
+        let stderr: ChildStderr = child.stderr.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits for a stderr line containing `needle`; returns it.
+    fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!(
+                    "no line with {needle:?} within {timeout:?}; seen:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Lines that arrive within `window`.
+    fn lines_within(&mut self, window: Duration) -> Vec<String> {
+        let deadline = Instant::now() + window;
+        let mut lines = Vec::new();
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            self.seen.push(line.clone());
+            lines.push(line);
+        }
+        lines
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A raw HTTP/1.1 GET of `path` (sent as is, not normalized): status and body.
+fn get(address: SocketAddr, path: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect_timeout(&address, Duration::from_secs(5)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string(), body.to_string())
+}
+
+fn address_of(line: &str) -> SocketAddr {
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap();
+    url.trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap()
+}
+
+/// Polls `check` until it holds or `timeout` passes.
+fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    check()
+}
+
+const WAIT: Duration = Duration::from_secs(15);
+
+#[test]
+fn serve_serves_rebuilds_and_refuses_traversal() {
+    let site = Site::seeds();
+    site.file("secret.txt", "top secret");
+    let mut serve = Running::start(&site, &["serve", "--port", "0"]);
+    let line = serve.wait_for("Serving http://127.0.0.1:", WAIT);
+    let address = address_of(&line);
+
+    let (status, head, body) = get(address, "/");
+    assert_eq!(status, 200, "{head}");
+    assert!(
+        head.to_lowercase().contains("content-type: text/html"),
+        "{head}"
+    );
+    assert!(body.contains("Scholarly profiles"));
+    assert!(
+        body.contains("/__profilegen/livereload.js"),
+        "live-reload script injected"
+    );
+    let (status, _, body) = get(address, "/authors/zhongbo-zhu/");
+    assert_eq!(status, 200);
+    assert!(body.contains("Zhongbo Zhu"));
+    assert!(
+        body.contains(&format!("http://{address}/authors/zhongbo-zhu/")),
+        "canonical uses the server's address"
+    );
+    let (status, head, _) = get(address, "/style.css");
+    assert_eq!(status, 200);
+    assert!(
+        head.to_lowercase().contains("content-type: text/css"),
+        "{head}"
+    );
+    let (status, _, body) = get(address, "/no/such/page/");
+    assert_eq!(status, 404);
+    assert!(body.contains("Page not found"), "the site's own 404 page");
+    for path in [
+        "/../secret.txt",
+        "/..%2fsecret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2e%2e%2fsecret.txt",
+        "/%252e%252e/secret.txt",
+        "/authors/../../secret.txt",
+        "/..\\secret.txt",
+        "//secret.txt",
+    ] {
+        let (status, _, body) = get(address, path);
+        assert!(status == 404 || status == 400, "{path}: {status}");
+        assert!(!body.contains("top secret"), "{path} leaked the file");
+    }
+
+    // The reload event stream.
+    let mut events = TcpStream::connect(address).unwrap();
+    events.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        events,
+        "GET /__profilegen/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+
+    // Add an author: the site grows, and browsers are told to reload.
+    let started = Instant::now();
+    site.file(
+        "content/records/new.txt",
+        record_file("New Author", &[(2025, "A New Paper", "Fresh.", "cs.DC")]),
+    );
+    assert!(
+        eventually(WAIT, || get(address, "/authors/new-author/").0 == 200),
+        "new author page served"
+    );
+    let mut received = String::new();
+    let mut buffer = [0u8; 4096];
+    while !received.contains("event: reload") && started.elapsed() < WAIT {
+        match events.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => received.push_str(&String::from_utf8_lossy(&buffer[..n])),
+        }
+    }
+    assert!(received.contains("event: reload"), "{received}");
+    serve.wait_for("content/records/new.txt added", WAIT);
+
+    // Change it, then remove it.
+    site.file(
+        "content/records/new.txt",
+        record_file(
+            "New Author",
+            &[(2025, "A Renamed Paper", "Fresh.", "cs.DC")],
+        ),
+    );
+    assert!(eventually(WAIT, || get(address, "/authors/new-author/")
+        .2
+        .contains("A Renamed Paper")));
+    site.remove("content/records/new.txt");
+    assert!(eventually(WAIT, || get(address, "/authors/new-author/").0 == 404));
+
+    // A broken template: the error is reported and the last good site is still served.
+    site.file(
+        "templates/author.html",
+        "{% extends \"base.html\" %}{% block content %}{{ oops",
+    );
+    serve.wait_for("build failed", WAIT);
+    let (status, _, body) = get(address, "/authors/zhongbo-zhu/");
+    assert_eq!(status, 200);
+    assert!(body.contains("Zhongbo Zhu"));
+    site.remove("templates/author.html");
+    serve.wait_for("templates/author.html removed", WAIT);
+
+    // Many requests at once while rebuilding.
+    site.file("profilegen.yaml", "title: Busy Lab\n");
+    let handles: Vec<_> = (0..64)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let path = if i % 2 == 0 {
+                    "/"
+                } else {
+                    "/authors/bor-yiing-su/"
+                };
+                get(address, path)
+            })
+        })
+        .collect();
+    for handle in handles {
+        let (status, _, body) = handle.join().unwrap();
+        assert_eq!(status, 200);
+        assert!(body.trim_end().ends_with("</html>"), "whole page");
+    }
+}
+
+#[test]
+fn build_watch_regenerates_and_ignores_editor_files() {
+    let site = Site::seeds();
+    let mut watch = Running::start(&site, &["build", "--watch"]);
+    watch.wait_for("Watching", WAIT);
+
+    // Editor temp and swap files never trigger a rebuild.
+    for name in [
+        ".new.txt.swp",
+        "new.txt~",
+        ".#new.txt",
+        "4913",
+        "new.txt___jb_tmp___",
+    ] {
+        site.file(&format!("content/records/{name}"), "scratch");
+    }
+    let lines = watch.lines_within(Duration::from_millis(1500));
+    assert!(
+        lines.iter().all(|l| !l.contains("files written")),
+        "{lines:?}"
+    );
+
+    // A burst of new record files: few rebuilds, and all of them built.
+    for i in 0..30 {
+        site.file(
+            &format!("content/records/burst{i:02}.txt"),
+            record_file(
+                &format!("Burst Author {i}"),
+                &[(2020, &format!("Burst Paper {i}"), "B.", "cs.LG")],
+            ),
+        );
+    }
+    let line = watch.wait_for("files written", WAIT);
+    assert!(line.contains("content/records/burst00.txt added"), "{line}");
+    assert!(eventually(WAIT, || site
+        .public()
+        .join("authors/burst-author-29/index.html")
+        .exists()));
+    let extra = watch.lines_within(Duration::from_millis(1500));
+    assert!(
+        extra.iter().filter(|l| l.contains("files written")).count() <= 2,
+        "{extra:?}"
+    );
+
+    // A file copied in slowly is read only once it is whole.
+    let full = record_file(
+        "Slow Writer",
+        &[(2021, "Slowly Copied Paper", "Slow.", "cs.DC")],
+    );
+    let path = site.root().join("content/records/slow.txt");
+    let mut file = std::fs::File::create(&path).unwrap();
+    for chunk in full.as_bytes().chunks(40) {
+        file.write_all(chunk).unwrap();
+        file.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    drop(file);
+    let line = watch.wait_for("slow.txt", WAIT);
+    assert!(line.contains("0 errors"), "{line}");
+    assert!(site
+        .output("papers/slowly-copied-paper-2021/index.html")
+        .contains("Slowly Copied Paper"));
+
+    // Rename and delete are followed.
+    std::fs::rename(path, site.root().join("content/records/renamed.txt")).unwrap();
+    watch.wait_for("renamed.txt", WAIT);
+    site.remove("content/records/renamed.txt");
+    assert!(eventually(WAIT, || !site
+        .public()
+        .join("authors/slow-writer")
+        .exists()));
+}
+
+#[test]
+fn build_watch_polls_when_asked() {
+    let site = Site::seeds();
+    let mut watch = Running::start(&site, &["build", "--watch", "--poll"]);
+    watch.wait_for("Watching", WAIT);
+    site.file(
+        "content/records/polled.txt",
+        record_file("Polled Author", &[(2022, "Polled Paper", "P.", "cs.DC")]),
+    );
+    assert!(eventually(WAIT, || site
+        .public()
+        .join("authors/polled-author/index.html")
+        .exists()));
+    watch.wait_for("polled.txt added", WAIT);
+}
