@@ -656,6 +656,8 @@ pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>, Vec<(Stri
     for entry in walkdir::WalkDir::new(&dir)
         .follow_links(true)
         .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()))
     {
         match entry {
             Ok(entry) => {
@@ -760,6 +762,9 @@ fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Ve
     for entry in walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0 || !is_hidden(e.file_name()) || e.file_name() == ".well-known"
+        })
         .filter_map(Result::ok)
     {
         if !entry.file_type().is_file() {
@@ -789,6 +794,12 @@ fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Ve
         }
     }
     files
+}
+
+/// Hidden files and folders (`.git`, `.DS_Store`, editor swap files) are not part of a
+/// site.
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().starts_with('.')
 }
 
 /// Exit status of a build or check.

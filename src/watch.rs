@@ -1368,6 +1368,8 @@ mod tests {
         // Polls so rarely that only the rescan below can find the changes.
         options.poll = Some(Duration::from_secs(3600));
         let watcher = start(options);
+        // Let the poller finish its first scan, which would otherwise race the writes.
+        std::thread::sleep(Duration::from_millis(500));
         fs::write(root.join("content/records/unseen.txt"), "x").expect("write");
         fs::remove_file(root.join("content/pages/about.md")).expect("remove");
         fs::write(root.join("profilegen.yaml"), "title: Other\n").expect("write");

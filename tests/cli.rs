@@ -221,6 +221,9 @@ fn template_override_by_file_name() {
         "{% extends \"base.html\" %}{% block content %}<h1 class=\"custom\">{{ title_html | safe }}</h1>{% endblock content %}",
     );
     site.file("static/extra.txt", "copied as is");
+    site.file("static/.git/config", "not part of the site");
+    site.file("static/.well-known/security.txt", "Contact: x");
+    site.file("content/records/.drafts/draft.txt", "not read");
     site.build();
     let megatron = site.output(
         "papers/scalable-training-of-mixture-of-experts-models-with-megatron-core-2026/index.html",
@@ -235,6 +238,8 @@ fn template_override_by_file_name() {
         "others keep the default"
     );
     assert_eq!(site.output("extra.txt"), "copied as is");
+    assert!(!site.public().join(".git").exists(), "hidden folders are not published");
+    assert_eq!(site.output(".well-known/security.txt"), "Contact: x");
 }
 
 #[test]
