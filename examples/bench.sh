@@ -23,16 +23,32 @@ out=public
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then out=/dev/shm/profilegen-bench; fi
 rm -rf "$out"
 
-echo "== fresh build into an empty output folder ($out)"
-hyperfine --warmup 1 --runs 10 --prepare "rm -rf $out" "$bin build --quiet --output $out"
-echo "== rebuild with nothing changed"
+echo "== fresh build into an empty output folder ($out), no cache"
+hyperfine --warmup 1 --runs 10 --prepare "rm -rf $out .profilegen" "$bin build --quiet --output $out"
+$bin build --quiet --output "$out"
+echo "== rebuild with nothing changed (the cache in .profilegen/ says so)"
 hyperfine --warmup 1 --runs 10 "$bin build --quiet --output $out"
+echo "== rebuild after one new record file (an author sharing 20+ papers with others)"
+python3 - content/records/a00500.txt new_author.txt <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+name = text.split("\n\n")[1]
+open(sys.argv[2], "w", encoding="utf-8").write(text.replace(name, "Newcomer Q. Author"))
+PY
+hyperfine --warmup 1 --runs 10 \
+  --prepare "rm -f content/records/zz_new.txt && $bin build --quiet --output $out" \
+  "cp new_author.txt content/records/zz_new.txt && $bin build --quiet --output $out"
+rm -f content/records/zz_new.txt
+$bin build --quiet --output "$out"
+cp new_author.txt content/records/zz_new.txt
+$bin build --output "$out" 2>&1 | tail -n 1
+rm -f content/records/zz_new.txt
 echo "== check (parse, link, render; no writing)"
 hyperfine --warmup 1 --runs 10 "$bin check"
 echo "== peak memory of a fresh build"
-rm -rf "$out"
+rm -rf "$out" .profilegen
 /usr/bin/time -f "peak RSS %M KB, wall %e s" "$bin" build --quiet --output "$out"
 echo "== per-stage times of a fresh build"
-rm -rf "$out"
+rm -rf "$out" .profilegen
 PROFILEGEN_TIMINGS=1 "$bin" build --output "$out"
 rm -rf "$out"

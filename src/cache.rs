@@ -12,7 +12,7 @@
 //! A missing, unreadable or older-version cache is simply ignored: the build is then a
 //! full one. The cache never changes what is built, only how much work it takes.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ pub struct BuildCache {
     /// The diagnostics of that build, shown again when nothing changed.
     pub diagnostics: Vec<Diagnostic>,
     /// Each generated output file (path relative to the output folder).
-    pub outputs: BTreeMap<String, OutputState>,
+    pub outputs: HashMap<String, OutputState>,
 }
 
 /// Counts of the last build, for the summary line.
@@ -125,7 +125,7 @@ pub fn load(path: &Path) -> Option<BuildCache> {
     if header.version != env!("CARGO_PKG_VERSION") {
         return None;
     }
-    let mut outputs = BTreeMap::new();
+    let mut outputs = HashMap::new();
     for line in lines {
         let mut fields = line.splitn(4, ' ');
         let fingerprint = u64::from_str_radix(fields.next()?, 16).ok()?;
@@ -167,7 +167,9 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
     };
     let mut text = serde_json::to_string(&header).map_err(io::Error::other)?;
     text.push('\n');
-    for (path, state) in &cache.outputs {
+    let mut outputs: Vec<(&String, &OutputState)> = cache.outputs.iter().collect();
+    outputs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (path, state) in outputs {
         // Output paths are made of slugs: no line breaks.
         if path.contains('\n') {
             continue;
