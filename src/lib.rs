@@ -5,11 +5,13 @@
 //! 1. [`records`] parses author record files into [`records::RecordFile`]s;
 //! 2. [`graph`] links them into one [`graph::SiteGraph`] of authors and papers;
 //! 3. [`plan`] decides every page, its URL and its (small) template context;
-//! 4. [`render`] renders the planned pages with Tera, in parallel;
+//! 4. [`render`] renders the planned outputs with Tera, in parallel;
 //! 5. [`output`] writes the files, atomically and only where bytes changed.
 //!
 //! [`site`] runs the pipeline for `build` and `check`; [`config`] and [`content`] read
-//! the site configuration, author bios and extra pages.
+//! the site configuration, author bios and extra pages; [`cache`] lets a build render
+//! only what changed. [`watch`], [`serve`] and [`live`] make up `serve` and
+//! `build --watch`; [`cli`] parses the command line and calls in.
 
 pub mod cache;
 pub mod cite;
