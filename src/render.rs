@@ -31,6 +31,7 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ("year.html", include_str!("../templates/year.html")),
     ("page.html", include_str!("../templates/page.html")),
     ("404.html", include_str!("../templates/404.html")),
+    ("search.html", include_str!("../templates/search.html")),
     ("atom.xml", include_str!("../templates/atom.xml")),
     ("sitemap.xml", include_str!("../templates/sitemap.xml")),
 ];
@@ -40,6 +41,7 @@ pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
     ("style.css", include_bytes!("../static/style.css")),
     ("favicon.svg", include_bytes!("../static/favicon.svg")),
     ("site.js", include_bytes!("../static/site.js")),
+    ("search.js", include_bytes!("../static/search.js")),
 ];
 
 /// A Tera instance loaded with the theme.

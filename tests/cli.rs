@@ -10,7 +10,7 @@ fn build_summary_counts_the_site() {
     let run = site.build();
     let summary = run.stderr.lines().last().unwrap();
     assert!(
-        summary.starts_with("Built 3 authors, 13 papers (2 shared by several authors), 34 pages;"),
+        summary.starts_with("Built 3 authors, 13 papers (2 shared by several authors), 35 pages;"),
         "{summary}"
     );
     // The seed site has two warnings: no base_url, and a TeX macro (`\shadowsync`)
@@ -238,7 +238,10 @@ fn template_override_by_file_name() {
         "others keep the default"
     );
     assert_eq!(site.output("extra.txt"), "copied as is");
-    assert!(!site.public().join(".git").exists(), "hidden folders are not published");
+    assert!(
+        !site.public().join(".git").exists(),
+        "hidden folders are not published"
+    );
     assert_eq!(site.output(".well-known/security.txt"), "Contact: x");
 }
 

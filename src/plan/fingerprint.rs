@@ -227,6 +227,7 @@ impl Planner<'_> {
                         }
                         h.u64(u64::from(previous.is_some()));
                     }
+                    PageKind::Search => self.whole_site(e, &mut h),
                     PageKind::Extra(_) | PageKind::NotFound => {}
                 }
                 if matches!(page, PageKind::Home) {
@@ -270,7 +271,9 @@ impl Planner<'_> {
                 }
             }
             OutputKind::Robots => {}
-            OutputKind::AuthorsData | OutputKind::PapersData => self.whole_site(e, &mut h),
+            OutputKind::AuthorsData | OutputKind::PapersData | OutputKind::SearchIndex(_) => {
+                self.whole_site(e, &mut h)
+            }
             OutputKind::PaperCitation(p, _) => {
                 h.u64(e.paper_items[*p]);
             }

@@ -91,6 +91,14 @@ impl Planner<'_> {
             "description": self.config.description,
             "url": self.public_url(""),
             "inLanguage": self.config.language,
+            "potentialAction": {
+                "@type": "SearchAction",
+                "target": {
+                    "@type": "EntryPoint",
+                    "urlTemplate": format!("{}?q={{search_term_string}}", self.public_url("search/")),
+                },
+                "query-input": "required name=search_term_string",
+            },
         }))
     }
 

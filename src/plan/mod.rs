@@ -22,6 +22,7 @@ mod exports;
 mod feeds;
 mod fingerprint;
 mod metadata;
+mod search;
 
 pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext, FEED_ENTRIES};
 pub use fingerprint::{content_hash, TemplateHashes};
@@ -89,6 +90,8 @@ pub enum OutputKind {
     PaperCitation(PaperId, CitationFormat),
     /// All of an author's papers, beside their page (`publications.bib`, ...).
     AuthorCitations(AuthorId, CitationFormat),
+    /// A file of the search index, by its path (`search/meta.json`, ...).
+    SearchIndex(String),
 }
 
 /// Which Atom feed.
@@ -176,6 +179,8 @@ pub enum PageKind {
     Extra(usize),
     /// The 404 page.
     NotFound,
+    /// The search page.
+    Search,
 }
 
 /// A finished output file.
@@ -223,6 +228,10 @@ pub struct PageFrame {
     pub favicon_href: String,
     /// Link to the progressive-enhancement script.
     pub script_href: String,
+    /// Where the header's search box goes without JavaScript: the authors index.
+    pub search_action: String,
+    /// The search page, which the box goes to with JavaScript.
+    pub search_href: String,
     /// Link to the home page.
     pub home_href: String,
     /// Navigation entries.
@@ -506,6 +515,13 @@ pub enum PageData {
         /// Link to the authors index.
         authors_href: String,
     },
+    /// The search page.
+    Search {
+        /// Prefix from the search page to the site root, for the index's links.
+        root: String,
+        /// Link to the authors index (the way to browse without JavaScript).
+        authors_href: String,
+    },
 }
 
 /// Resolves site paths to links relative to one page.
@@ -650,6 +666,8 @@ struct Planner<'a> {
     citation_keys: Vec<String>,
     /// Each paper's citation without abstract, made on first use, by paper id.
     brief_citations: Vec<std::sync::OnceLock<exports::BriefCitation>>,
+    /// The search index, made on first use.
+    search: std::sync::OnceLock<search::SearchIndex>,
 }
 
 /// A paper's title and abstract after TeX conversion.
@@ -887,6 +905,7 @@ impl<'a> Planner<'a> {
             brief_citations: (0..graph.papers.len())
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
+            search: std::sync::OnceLock::new(),
         }
     }
 
@@ -898,6 +917,7 @@ impl<'a> Planner<'a> {
             PageKind::Subjects,
             PageKind::Years,
             PageKind::NotFound,
+            PageKind::Search,
         ]
         .into_iter()
         .map(OutputKind::Page)
@@ -922,6 +942,7 @@ impl<'a> Planner<'a> {
                 .keys()
                 .map(|code| OutputKind::Feed(FeedKind::Subject(code.to_string()))),
         );
+        kinds.extend(self.search_files().into_iter().map(OutputKind::SearchIndex));
         kinds.extend([
             OutputKind::Sitemap,
             OutputKind::Robots,
@@ -974,6 +995,7 @@ impl<'a> Planner<'a> {
             PageKind::Year(year) => (year_path(*year), "year.html"),
             PageKind::Extra(i) => (format!("{}/", self.extra_pages[*i].slug), "page.html"),
             PageKind::NotFound => ("404.html".into(), "404.html"),
+            PageKind::Search => ("search/".into(), "search.html"),
         }
     }
 
@@ -989,6 +1011,7 @@ impl<'a> Planner<'a> {
             OutputKind::Robots => ("robots.txt".into(), None),
             OutputKind::AuthorsData => ("data/authors.json".into(), None),
             OutputKind::PapersData => ("data/papers.json".into(), None),
+            OutputKind::SearchIndex(path) => (path.clone(), None),
             OutputKind::PaperCitation(id, format) => (
                 format!("{}cite.{}", self.paper_paths[*id], format.extension()),
                 None,
@@ -1013,6 +1036,7 @@ impl<'a> Planner<'a> {
             OutputKind::Robots => Output::Bytes(self.robots()),
             OutputKind::AuthorsData => Output::Bytes(self.authors_json()),
             OutputKind::PapersData => Output::Bytes(self.papers_json()),
+            OutputKind::SearchIndex(path) => Output::Bytes(self.search_file(path)),
             OutputKind::PaperCitation(id, format) => {
                 Output::Bytes(self.paper_citation(*id, *format))
             }
@@ -1035,6 +1059,7 @@ impl<'a> Planner<'a> {
             PageKind::Year(year) => self.year_page(*year),
             PageKind::Extra(i) => self.extra_page(self.extra_pages[*i]),
             PageKind::NotFound => self.not_found(),
+            PageKind::Search => self.search_page(),
         }
     }
 
@@ -1077,6 +1102,8 @@ impl<'a> Planner<'a> {
             css_href: linker.href("style.css"),
             favicon_href: linker.href("favicon.svg"),
             script_href: linker.href("site.js"),
+            search_action: linker.href("authors/"),
+            search_href: linker.href("search/"),
             home_href: linker.href(""),
             nav,
             meta: self.base_meta(site_path, linker),
@@ -1512,6 +1539,22 @@ impl<'a> Planner<'a> {
                 .unwrap_or_else(|| page.title.clone()),
             |_| PageData::Extra {
                 body_html: page.body_html.clone(),
+            },
+        )
+    }
+
+    fn search_page(&self) -> PageContext {
+        self.page(
+            "search/",
+            "Search".into(),
+            format!(
+                "Search {} authors and {} papers",
+                self.graph.authors.len(),
+                self.graph.papers.len()
+            ),
+            |linker| PageData::Search {
+                root: linker.root.clone(),
+                authors_href: linker.href("authors/"),
             },
         )
     }

@@ -1,0 +1,346 @@
+//! The static search index behind `/search/`.
+//!
+//! Split so that a query loads only what it needs and no file is large:
+//! * `search/meta.json`: the shard keys and the number of document chunks;
+//! * `search/terms/<key>.json`: the terms starting with `key` (the hex of the UTF-8 of
+//!   their first character, or of more characters when one would make a file over
+//!   [`MAX_SHARD_BYTES`]; `<key>-` holds the terms that are exactly the split prefix),
+//!   each with its postings `[doc, weight, doc, weight, …]`. Few, mid-sized shards keep
+//!   the number of files that change when the site changes small;
+//! * `search/docs-<n>.json`: documents `n·DOCS_PER_CHUNK …`: kind, title, link, and a
+//!   line of detail.
+//!
+//! Terms are lowercase words of author names, titles, subjects and abstracts, both as
+//! written and transliterated to ASCII (`Łukasz` gives `łukasz` and `lukasz`), so either
+//! spelling finds it. Weights rank name and title matches first.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{subject_name, Planner};
+
+/// Documents per `docs-<n>.json` file.
+pub const DOCS_PER_CHUNK: usize = 500;
+/// A shard bigger than this is split by one more character.
+pub const MAX_SHARD_BYTES: usize = 900_000;
+/// Abstract-only terms found in more than this share of the papers are left out (they
+/// are like stop words and would make the index heavy).
+const COMMON_TERM_SHARE: f64 = 0.2;
+
+/// Weight of a match in an author's name or a paper's title.
+pub const WEIGHT_TITLE: u32 = 10;
+/// Weight of a match in a subject.
+pub const WEIGHT_SUBJECT: u32 = 3;
+/// Weight of a match in an abstract or a paper's author names.
+pub const WEIGHT_TEXT: u32 = 1;
+
+/// One searchable document.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchDoc {
+    /// `a`: author, `p`: paper.
+    pub k: &'static str,
+    /// Author name or paper title (clean text).
+    pub t: String,
+    /// Link from the site root (`authors/x/`).
+    pub u: String,
+    /// Detail line: number of papers, or authors and year.
+    pub d: String,
+}
+
+/// The whole index, split into files.
+#[derive(Debug, Clone, Default)]
+pub struct SearchIndex {
+    /// `search/meta.json`.
+    pub meta: Vec<u8>,
+    /// `(key, bytes)` of each `search/terms/<key>.json`, sorted by key.
+    pub shards: Vec<(String, Vec<u8>)>,
+    /// Bytes of each `search/docs-<n>.json`.
+    pub chunks: Vec<Vec<u8>>,
+}
+
+/// Lowercase words of `text` (letters and digits, at least two characters), as written
+/// and, when different, transliterated to ASCII.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let lower = text.to_lowercase();
+    push_words(&lower, &mut out);
+    if !lower.is_ascii() {
+        push_words(&deunicode::deunicode(&lower).to_lowercase(), &mut out);
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|w| seen.insert(w.clone()));
+    out
+}
+
+fn push_words(text: &str, out: &mut Vec<String>) {
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        if word.chars().nth(1).is_some() {
+            out.push(word.to_string());
+        }
+    }
+}
+
+/// The shard key of a term: the hex of the UTF-8 of its first `chars` characters.
+pub fn shard_key(term: &str, chars: usize) -> String {
+    let prefix: String = term.chars().take(chars).collect();
+    prefix.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Planner<'_> {
+    /// The search documents: authors (by slug), then papers (by slug).
+    fn search_docs(&self) -> Vec<SearchDoc> {
+        let graph = self.graph;
+        let linker = super::Linker::for_path("", self.pretty);
+        let mut docs: Vec<SearchDoc> = graph
+            .authors
+            .iter()
+            .enumerate()
+            .map(|(id, author)| SearchDoc {
+                k: "a",
+                t: self.profiles[id].name.clone(),
+                u: linker.href(&self.author_paths[id]),
+                d: format!(
+                    "{} paper{}",
+                    author.papers.len(),
+                    if author.papers.len() == 1 { "" } else { "s" }
+                ),
+            })
+            .collect();
+        docs.extend(
+            graph
+                .papers
+                .iter()
+                .enumerate()
+                .map(|(id, paper)| SearchDoc {
+                    k: "p",
+                    t: self.paper_texts[id].title_text.clone(),
+                    u: linker.href(&self.paper_paths[id]),
+                    d: format!(
+                        "{} · {}",
+                        self.paper_author_names[id].join(", "),
+                        paper.year
+                    ),
+                }),
+        );
+        docs
+    }
+
+    /// Builds the index (once per plan; see [`Planner::search_index`]).
+    pub(super) fn build_search_index(&self) -> SearchIndex {
+        let graph = self.graph;
+        let authors = graph.authors.len();
+        // (doc, [(term, weight)]) in parallel.
+        let mut doc_terms: Vec<Vec<(String, u32)>> = (0..authors)
+            .into_par_iter()
+            .map(|id| weighted(&[(&self.profiles[id].name, WEIGHT_TITLE)]))
+            .collect();
+        doc_terms.par_extend((0..graph.papers.len()).into_par_iter().map(|id| {
+            let paper = &graph.papers[id];
+            let text = &self.paper_texts[id];
+            let subjects: Vec<String> = paper
+                .subjects
+                .iter()
+                .map(|code| format!("{code} {}", subject_name(code)))
+                .collect();
+            let names = self.paper_author_names[id].join(" ");
+            let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
+            fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
+            fields.push((&names, WEIGHT_TEXT));
+            if let Some(abstract_text) = &text.abstract_text {
+                fields.push((abstract_text, WEIGHT_TEXT));
+            }
+            weighted(&fields)
+        }));
+
+        // Postings, and how many papers use each term only through their abstract.
+        let mut postings: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
+        for (doc, list) in doc_terms.iter().enumerate() {
+            for (term, weight) in list {
+                postings
+                    .entry(term)
+                    .or_default()
+                    .push((doc as u32, *weight));
+            }
+        }
+        let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
+        let mut terms: BTreeMap<&str, Vec<(u32, u32)>> = postings
+            .into_iter()
+            .filter(|(_, list)| list.len() <= common || list.iter().any(|(_, w)| *w > WEIGHT_TEXT))
+            .collect();
+        for list in terms.values_mut() {
+            list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        }
+
+        // Shards by first character, split by one more character while too big.
+        let entries: Vec<TermEntry> = terms.iter().map(|(t, l)| (*t, l)).collect();
+        let mut shards = Vec::new();
+        split_shards(&entries, 1, &mut shards);
+        shards.sort_by(|a, b| a.0.cmp(&b.0));
+
+        let docs = self.search_docs();
+        let chunks: Vec<Vec<u8>> = docs
+            .chunks(DOCS_PER_CHUNK)
+            .map(|chunk| serde_json::to_vec(chunk).unwrap_or_default())
+            .collect();
+        let meta = serde_json::to_vec(&json!({
+            "version": 1,
+            "docs": docs.len(),
+            "chunk": DOCS_PER_CHUNK,
+            "shards": shards.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        }))
+        .unwrap_or_default();
+        SearchIndex {
+            meta,
+            shards,
+            chunks,
+        }
+    }
+
+    /// The search index, built on first use.
+    pub(super) fn search_index(&self) -> &SearchIndex {
+        self.search.get_or_init(|| self.build_search_index())
+    }
+
+    /// The output paths of the index's files.
+    pub(super) fn search_files(&self) -> Vec<String> {
+        let index = self.search_index();
+        let mut files = vec!["search/meta.json".to_string()];
+        files.extend(
+            index
+                .shards
+                .iter()
+                .map(|(k, _)| format!("search/terms/{k}.json")),
+        );
+        files.extend((0..index.chunks.len()).map(|n| format!("search/docs-{n}.json")));
+        files
+    }
+
+    /// The bytes of an index file, by its path under `search/`.
+    pub(super) fn search_file(&self, path: &str) -> Vec<u8> {
+        let index = self.search_index();
+        if path == "search/meta.json" {
+            return index.meta.clone();
+        }
+        if let Some(key) = path
+            .strip_prefix("search/terms/")
+            .and_then(|p| p.strip_suffix(".json"))
+        {
+            if let Ok(i) = index.shards.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
+                return index.shards[i].1.clone();
+            }
+        }
+        if let Some(n) = path
+            .strip_prefix("search/docs-")
+            .and_then(|p| p.strip_suffix(".json"))
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            if let Some(chunk) = index.chunks.get(n) {
+                return chunk.clone();
+            }
+        }
+        Vec::new()
+    }
+}
+
+/// Each term of the fields once, with the highest weight it has in them.
+fn weighted(fields: &[(&str, u32)]) -> Vec<(String, u32)> {
+    let mut best: Vec<(String, u32)> = Vec::new();
+    let mut position: HashMap<String, usize> = HashMap::new();
+    for (text, weight) in fields {
+        for term in terms(text) {
+            match position.get(&term) {
+                Some(&i) => best[i].1 = best[i].1.max(*weight),
+                None => {
+                    position.insert(term.clone(), best.len());
+                    best.push((term, *weight));
+                }
+            }
+        }
+    }
+    best
+}
+
+/// A term with its postings `(doc, weight)`.
+type TermEntry<'t> = (&'t str, &'t Vec<(u32, u32)>);
+
+/// Groups `entries` (sorted by term) by their first `chars` characters; a group whose
+/// file would be over [`MAX_SHARD_BYTES`] is split by one more character (up to four).
+fn split_shards(entries: &[TermEntry], chars: usize, out: &mut Vec<(String, Vec<u8>)>) {
+    let mut groups: BTreeMap<String, Vec<TermEntry>> = BTreeMap::new();
+    for entry in entries {
+        groups
+            .entry(shard_key(entry.0, chars))
+            .or_default()
+            .push(*entry);
+    }
+    for (key, group) in groups {
+        let bytes = shard_bytes(&group);
+        let longer = group.iter().any(|(t, _)| t.chars().count() > chars);
+        if bytes.len() > MAX_SHARD_BYTES && chars < 4 && longer {
+            // Terms exactly `chars` long stay in a shard of their own key.
+            let (exact, rest): (Vec<_>, Vec<_>) = group
+                .into_iter()
+                .partition(|(t, _)| t.chars().count() <= chars);
+            if !exact.is_empty() {
+                out.push((format!("{key}-"), shard_bytes(&exact)));
+            }
+            split_shards(&rest, chars + 1, out);
+        } else {
+            out.push((key, bytes));
+        }
+    }
+}
+
+fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
+    let mut map = serde_json::Map::new();
+    for (term, list) in entries {
+        let flat: Vec<u32> = list.iter().flat_map(|(d, w)| [*d, *w]).collect();
+        map.insert((*term).to_string(), json!(flat));
+    }
+    serde_json::to_vec(&Value::Object(map)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_are_lowercase_words_as_written_and_transliterated() {
+        assert_eq!(
+            terms("Scalable Training, of MoE"),
+            ["scalable", "training", "of", "moe"]
+        );
+        assert_eq!(
+            terms("Łukasz Wiśniewski"),
+            ["łukasz", "wiśniewski", "lukasz", "wisniewski"]
+        );
+        assert!(terms("王伟").contains(&"wang".to_string()));
+        assert!(terms("a I x").is_empty(), "single characters are not terms");
+    }
+
+    #[test]
+    fn shard_keys_are_hex_of_the_first_characters() {
+        assert_eq!(shard_key("megatron", 2), "6d65");
+        assert_eq!(shard_key("megatron", 3), "6d6567");
+        assert_eq!(shard_key("łu", 2), "c582".to_string() + "75");
+    }
+
+    #[test]
+    fn weights_keep_the_best_field() {
+        let w = weighted(&[
+            ("Deep Nets", WEIGHT_TITLE),
+            ("deep learning nets", WEIGHT_TEXT),
+        ]);
+        assert_eq!(
+            w,
+            [
+                ("deep".to_string(), 10),
+                ("nets".to_string(), 10),
+                ("learning".to_string(), 1)
+            ]
+        );
+    }
+}
