@@ -30,7 +30,7 @@
 //! equal to the `viewBox` size, so one user unit is one CSS pixel unless a stylesheet
 //! says otherwise (labels are `font-size="13"` user units). Colours come only from CSS
 //! classes: `edge`, `node`, `node-center`, `label` and `more` (plus `edge-more` and
-//! `label-center`); [`GRAPH_CSS`] gives them the theme's colours and keeps the graph
+//! `label-center`); the theme's `static/style.css` gives them the theme's colours and keeps the graph
 //! within its container. Stroke widths of edges and the labels' halo order
 //! (`paint-order`) are presentation attributes; there is no `style` attribute.
 //!
@@ -57,36 +57,6 @@ pub const SINGLE_RING_MAX: usize = 16;
 
 /// Labels longer than this many characters are shortened with "…".
 pub const LABEL_CHARS: usize = 18;
-
-/// CSS for the graph, to append to the site stylesheet.
-///
-/// It uses the theme's custom properties `--accent`, `--fg`, `--muted`, `--rule`,
-/// `--bg`, `--surface` and `--focus`, so it follows a light or dark theme. It makes the
-/// graph a centred block that shrinks to fit narrow screens (it never grows past its
-/// natural size), colours edges, nodes and labels, gives labels a halo in the page's
-/// background colour so they stay readable where edges pass under them, and gives the
-/// links a visible keyboard focus style (a `--focus` outline around the link where the
-/// browser draws outlines on SVG, a thick `--focus` ring on the node and an underlined
-/// label) and a hover style. It sets no font size: labels are sized by the SVG's
-/// `font-size` attribute, in user units, which the layout's label widths assume.
-pub const GRAPH_CSS: &str = "\
-/* Co-author graph (inline SVG drawn by profilegen's coauthor_graph module). */
-.coauthor-graph { display: block; max-width: 100%; height: auto; margin: 1.5rem auto; overflow: visible; }
-.coauthor-graph .edge { stroke: var(--muted); stroke-opacity: 0.5; stroke-linecap: round; }
-.coauthor-graph .edge-more { stroke-dasharray: 3 4; }
-.coauthor-graph .node { fill: var(--surface); stroke: var(--accent); stroke-width: 1.5px; }
-.coauthor-graph .node-center { fill: var(--accent); stroke: var(--bg); stroke-width: 3px; }
-.coauthor-graph .label { fill: var(--accent); stroke: var(--bg); stroke-width: 4px; stroke-linejoin: round; }
-.coauthor-graph .label-center { fill: var(--fg); font-weight: 600; }
-.coauthor-graph .more .node { fill: var(--rule); stroke: var(--muted); stroke-dasharray: 3 2; }
-.coauthor-graph .more .label { fill: var(--muted); font-style: italic; }
-.coauthor-graph a:hover .node { fill: var(--accent); }
-.coauthor-graph a:hover .label { text-decoration: underline; }
-.coauthor-graph a:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
-.coauthor-graph a:focus:not(:focus-visible) { outline: none; }
-.coauthor-graph a:focus-visible .node { stroke: var(--focus); stroke-width: 4px; }
-.coauthor-graph a:focus-visible .label { fill: var(--fg); text-decoration: underline; }
-";
 
 /// One co-author as the graph shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

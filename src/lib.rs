@@ -16,6 +16,7 @@
 pub mod cache;
 pub mod cite;
 pub mod cli;
+pub mod coauthor_graph;
 pub mod config;
 pub mod content;
 pub mod diagnostics;

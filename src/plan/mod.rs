@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::coauthor_graph::{coauthor_svg, GraphNode};
 use crate::config::{AuthorDetails, SiteConfig};
 use crate::content::{is_orcid, is_safe_url, is_web_url, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location};
@@ -447,6 +448,8 @@ pub enum PageData {
         years: Vec<YearGroup>,
         /// Co-authors with numbers of shared papers.
         coauthors: Vec<AuthorCount>,
+        /// The co-author graph as inline SVG (safe), when there are co-authors.
+        coauthor_graph: Option<String>,
         /// Links to the author's publication lists in citation formats.
         exports: Vec<ExportLink>,
     },
@@ -1322,6 +1325,15 @@ impl<'a> Planner<'a> {
                 .map(|(code, n)| self.subject_link(code, n, linker))
                 .collect();
             subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
+            let coauthors: Vec<AuthorCount> = author
+                .coauthors
+                .iter()
+                .map(|&(other, shared)| AuthorCount {
+                    name: self.profiles[other].name.clone(),
+                    href: linker.href(&self.author_paths[other]),
+                    count: shared,
+                })
+                .collect();
             PageData::Author {
                 name: profile.name.clone(),
                 bio_html: profile.bio_html.clone(),
@@ -1339,15 +1351,18 @@ impl<'a> Planner<'a> {
                 years_active,
                 subjects,
                 years: self.by_year(&author.papers, linker),
-                coauthors: author
-                    .coauthors
-                    .iter()
-                    .map(|&(other, shared)| AuthorCount {
-                        name: self.profiles[other].name.clone(),
-                        href: linker.href(&self.author_paths[other]),
-                        count: shared,
-                    })
-                    .collect(),
+                coauthors: coauthors.clone(),
+                coauthor_graph: {
+                    let nodes: Vec<GraphNode> = coauthors
+                        .iter()
+                        .map(|c| GraphNode {
+                            name: &c.name,
+                            href: &c.href,
+                            shared: c.count,
+                        })
+                        .collect();
+                    coauthor_svg(&profile.name, &nodes, "#coauthors-heading")
+                },
                 exports: CitationFormat::ALL
                     .iter()
                     .map(|f| ExportLink {

@@ -306,7 +306,7 @@ async function checkSite(browser, siteDir) {
   const started = Date.now();
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     failures.push({ url: root, message: 'not a built site: no index.html' });
-    return { root, visited: 0, failures, notes, ms: Date.now() - started, search: 'not run' };
+    return { root, visited: 0, failures, notes, ms: Date.now() - started, search: 'search: not run' };
   }
 
   const server = await startServer(root);
@@ -347,7 +347,7 @@ async function checkSite(browser, siteDir) {
       iconStatus.set(href, fetch(href).then((r) => r.status, (e) => `error ${e.message}`));
     }
     const status = await iconStatus.get(href);
-    if (status !== 200) fail(pageUrl, `favicon ${href.replace(origin, '')} answers ${status}`);
+    if (status !== 200) fail(pageUrl, `favicon ${href.replace(origin, '')} answered ${status}`, href, -1);
   }
 
   // One instrumented tab per worker, reused across pages.
@@ -360,7 +360,7 @@ async function checkSite(browser, siteDir) {
       tab.current?.expectStatus && request.isNavigationRequest() && request.frame() === page.mainFrame();
 
     page.on('console', (msg) => {
-      if (msg.type() !== 'error') return;
+      if (msg.type() !== 'error' && msg.type() !== 'assert') return;
       const loc = msg.location()?.url ?? '';
       const text = msg.text();
       if (text.startsWith('Failed to load resource')) {
@@ -388,10 +388,10 @@ async function checkSite(browser, siteDir) {
       // closing the tab: not a failure of the site. The browser fetches favicons
       // (type "other") after `load`, often just as we move on: those are cut off too,
       // and every page's icon is fetched and checked on its own (checkIcon).
-      const origin_ = tab.generationOf.get(r);
-      const stale = tab.closing || origin_?.generation !== tab.generation || r.resourceType() === 'other';
+      const info = tab.generationOf.get(r);
+      const stale = tab.closing || info?.generation !== tab.generation || r.resourceType() === 'other';
       if (error === 'net::ERR_ABORTED' && stale) return;
-      fail(origin_?.url ?? where(), `${r.resourceType()} request failed: ${r.url().replace(origin, '')} (${error})`, r.url(), 1);
+      fail(info?.url ?? where(), `${r.resourceType()} request failed: ${r.url().replace(origin, '')} (${error})`, r.url(), 1);
     });
     page.on('response', (resp) => {
       if (!sameOrigin(resp.url()) || resp.status() < 400) return;
