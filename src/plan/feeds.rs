@@ -204,11 +204,13 @@ impl Planner<'_> {
         SitemapContext { urls }
     }
 
+    /// `robots.txt`: everything allowed; the sitemap's address when it can be absolute
+    /// (the robots protocol wants an absolute URL there).
     pub(super) fn robots(&self) -> Vec<u8> {
-        format!(
-            "User-agent: *\nAllow: /\n\nSitemap: {}\n",
-            self.public_url("sitemap.xml")
-        )
-        .into_bytes()
+        let mut text = String::from("User-agent: *\nAllow: /\n");
+        if self.config.base_url.is_some() {
+            text.push_str(&format!("\nSitemap: {}\n", self.public_url("sitemap.xml")));
+        }
+        text.into_bytes()
     }
 }

@@ -971,7 +971,7 @@ impl<'a> Planner<'a> {
         if self.config.base_url.is_none() {
             self.diagnostics.push(
                 Diagnostic::warning(
-                    "base_url is not set: sitemap.xml, feeds and canonical links use root-relative URLs",
+                    "base_url is not set: pages have no canonical link, and sitemap.xml and feeds use root-relative URLs",
                     None,
                 )
                 .with_note("set base_url in profilegen.yaml or pass --base-url to publish absolute URLs"),
