@@ -21,6 +21,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "macros/paper_list.html",
         include_str!("../templates/macros/paper_list.html"),
     ),
+    (
+        "macros/pagination.html",
+        include_str!("../templates/macros/pagination.html"),
+    ),
     ("index.html", include_str!("../templates/index.html")),
     ("authors.html", include_str!("../templates/authors.html")),
     ("author.html", include_str!("../templates/author.html")),

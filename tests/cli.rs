@@ -407,3 +407,49 @@ fn quiet_prints_nothing_on_success() {
     assert_eq!(run.stderr, "");
     assert_eq!(run.stdout, "");
 }
+
+#[test]
+fn long_lists_are_paginated_with_a_year_index() {
+    let site = Site::new();
+    let papers: Vec<(u16, String, String, &str)> = (0..450)
+        .map(|i| {
+            (
+                2000 + (i / 30) as u16,
+                format!("Numbered Paper {i}"),
+                format!("Abstract {i}."),
+                "cs.LG",
+            )
+        })
+        .collect();
+    let borrowed: Vec<(u16, &str, &str, &str)> = papers
+        .iter()
+        .map(|(y, t, a, s)| (*y, t.as_str(), a.as_str(), *s))
+        .collect();
+    site.file("content/records/p.txt", record_file("Pro Lific", &borrowed));
+    site.file("profilegen.yaml", "base_url: https://example.org/\n");
+    site.build();
+    let first = site.output("authors/pro-lific/index.html");
+    let second = site.output("authors/pro-lific/page/2/index.html");
+    assert_eq!(first.matches("class=\"paper-item\"").count(), 400);
+    assert_eq!(second.matches("class=\"paper-item\"").count(), 50);
+    assert!(
+        first.contains("href=\"page/2/\" rel=\"next\">Older →</a>"),
+        "{first}"
+    );
+    assert!(
+        second.contains("href=\"../../../../authors/pro-lific/\" rel=\"prev\">← Newer</a>"),
+        "{second}"
+    );
+    // Newest first: 2014 opens page 1; 2000 (the oldest) is on page 2, and page 1's year
+    // index links there.
+    assert!(first.contains("<a href=\"#y2014\">2014</a>"));
+    assert!(first.contains("<a href=\"page/2/#y2000\">2000</a>"));
+    assert!(second.contains("<h3 id=\"y2000\">2000</h3>"));
+    assert!(site
+        .output("subjects/cs.LG/page/2/index.html")
+        .contains("Numbered Paper"));
+    assert!(site.output("years/2000/index.html").contains("30 papers"));
+    assert!(site
+        .output("sitemap.xml")
+        .contains("<loc>https://example.org/authors/pro-lific/page/2/</loc>"));
+}

@@ -117,13 +117,13 @@ impl Planner<'_> {
         let graph = self.graph;
         let (papers, page): (Vec<PaperId>, PageKind) = match kind {
             FeedKind::Site => (self.newest.clone(), PageKind::Home),
-            FeedKind::Author(id) => (graph.authors[*id].papers.clone(), PageKind::Author(*id)),
+            FeedKind::Author(id) => (graph.authors[*id].papers.clone(), PageKind::Author(*id, 0)),
             FeedKind::Subject(code) => (
                 self.subjects
                     .get(code.as_str())
                     .cloned()
                     .unwrap_or_default(),
-                PageKind::Subject(code.clone()),
+                PageKind::Subject(code.clone(), 0),
             ),
         };
         let (page_path, _) = self.page_path(&page);
@@ -178,24 +178,28 @@ impl Planner<'_> {
     }
 
     pub(super) fn sitemap(&self) -> SitemapContext {
+        let graph = self.graph;
         let mut urls = vec![self.public_url("")];
         urls.extend(
             ["authors/", "subjects/", "years/"]
                 .iter()
                 .map(|p| self.public_url(p)),
         );
-        urls.extend(self.author_paths.iter().map(|p| self.public_url(p)));
+        let paged = |base: &str, len: usize| -> Vec<String> {
+            (0..super::page_count(len))
+                .map(|page| self.public_url(&super::paged_path(base, page)))
+                .collect()
+        };
+        for (id, path) in self.author_paths.iter().enumerate() {
+            urls.extend(paged(path, graph.authors[id].papers.len()));
+        }
         urls.extend(self.paper_paths.iter().map(|p| self.public_url(p)));
-        urls.extend(
-            self.subjects
-                .keys()
-                .map(|c| self.public_url(&subject_path(c))),
-        );
-        urls.extend(
-            self.years
-                .keys()
-                .map(|&y| self.public_url(&super::year_path(y))),
-        );
+        for (code, papers) in &self.subjects {
+            urls.extend(paged(&subject_path(code), papers.len()));
+        }
+        for (&year, papers) in &self.years {
+            urls.extend(paged(&super::year_path(year), papers.len()));
+        }
         urls.extend(
             self.extra_pages
                 .iter()

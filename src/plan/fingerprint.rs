@@ -196,7 +196,7 @@ impl Planner<'_> {
                             h.u64(u64::from(*year)).u64(papers.len() as u64);
                         }
                     }
-                    PageKind::Author(a) => self.author_list(e, &mut h, *a),
+                    PageKind::Author(a, _) => self.author_list(e, &mut h, *a),
                     PageKind::Paper(p) => {
                         h.u64(e.paper_items[*p]);
                         for subject in &graph.papers[*p].subjects {
@@ -210,14 +210,14 @@ impl Planner<'_> {
                             self.items(e, &mut h, &nearby);
                         }
                     }
-                    PageKind::Subject(code) => {
+                    PageKind::Subject(code, _) => {
                         let papers = self
                             .subjects
                             .get(code.as_str())
                             .map_or(&[][..], Vec::as_slice);
                         self.items(e, &mut h, papers);
                     }
-                    PageKind::Year(year) => {
+                    PageKind::Year(year, _) => {
                         let papers = self.years.get(year).map_or(&[][..], Vec::as_slice);
                         self.items(e, &mut h, papers);
                         let previous = self.years.range(..*year).next_back();
@@ -260,14 +260,17 @@ impl Planner<'_> {
             }
             OutputKind::Sitemap => {
                 h.u64(templates.sitemap);
-                for path in self.author_paths.iter().chain(&self.paper_paths) {
+                for (path, author) in self.author_paths.iter().zip(&graph.authors) {
+                    h.str(path).u64(author.papers.len() as u64);
+                }
+                for path in &self.paper_paths {
                     h.str(path);
                 }
-                for code in self.subjects.keys() {
-                    h.str(code);
+                for (code, papers) in &self.subjects {
+                    h.str(code).u64(papers.len() as u64);
                 }
-                for year in self.years.keys() {
-                    h.u64(u64::from(*year));
+                for (year, papers) in &self.years {
+                    h.u64(u64::from(*year)).u64(papers.len() as u64);
                 }
             }
             OutputKind::Robots => {}

@@ -38,6 +38,9 @@ pub const RESERVED_SEGMENTS: &[&str] = &[
 pub const HOME_NEWEST_PAPERS: usize = 10;
 /// How many authors (most papers first) the home page lists.
 pub const HOME_AUTHORS: usize = 24;
+/// How many papers a page lists at most; longer lists (an author's, a subject's, a
+/// year's) continue on `page/2/`, `page/3/`, ...
+pub const PAGE_SIZE: usize = 400;
 /// How many other papers per author a paper page lists.
 pub const MORE_PAPERS_PER_AUTHOR: usize = 3;
 
@@ -164,18 +167,18 @@ pub enum PageKind {
     Home,
     /// The A-Z authors index.
     Authors,
-    /// One author's page.
-    Author(AuthorId),
+    /// One author's page (page number from 0).
+    Author(AuthorId, usize),
     /// One paper's page.
     Paper(PaperId),
     /// The subjects index.
     Subjects,
-    /// One subject's page, by code.
-    Subject(String),
+    /// One subject's page, by code (page number from 0).
+    Subject(String, usize),
     /// The years index.
     Years,
-    /// One year's page.
-    Year(u16),
+    /// One year's page (page number from 0).
+    Year(u16, usize),
     /// An extra page, by index in the plan's (sorted) extra pages.
     Extra(usize),
     /// The 404 page.
@@ -320,6 +323,55 @@ pub struct SubjectLink {
     pub count: usize,
 }
 
+/// Links between the pages of a long list.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pagination {
+    /// This page's number, from 1.
+    pub current: usize,
+    /// Number of pages.
+    pub total: usize,
+    /// The previous page, if any.
+    pub previous: Option<String>,
+    /// The next page, if any.
+    pub next: Option<String>,
+    /// Every page.
+    pub pages: Vec<PageLink>,
+}
+
+/// One page of a long list.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageLink {
+    /// Page number, from 1.
+    pub number: usize,
+    /// Link to it.
+    pub href: String,
+    /// Whether it is the current page.
+    pub current: bool,
+}
+
+/// A year in the year index of a long list, linking to where its papers start.
+#[derive(Debug, Clone, Serialize)]
+pub struct YearAnchor {
+    /// The year.
+    pub year: u16,
+    /// Link to its heading (on whichever page it is).
+    pub href: String,
+}
+
+/// Number of pages a list of `len` papers takes (at least one).
+pub fn page_count(len: usize) -> usize {
+    len.div_ceil(PAGE_SIZE).max(1)
+}
+
+/// Site path of page `page` (from 0) of a list whose first page is `base`.
+pub fn paged_path(base: &str, page: usize) -> String {
+    if page == 0 {
+        base.to_string()
+    } else {
+        format!("{base}page/{}/", page + 1)
+    }
+}
+
 /// Papers of one year.
 #[derive(Debug, Clone, Serialize)]
 pub struct YearGroup {
@@ -444,8 +496,12 @@ pub enum PageData {
         years_active: String,
         /// Subjects with counts, most papers first.
         subjects: Vec<SubjectLink>,
-        /// Papers grouped by year, newest first.
+        /// This page's papers grouped by year, newest first.
         years: Vec<YearGroup>,
+        /// Every year of the author's papers, linking to its heading.
+        year_index: Vec<YearAnchor>,
+        /// Links to the other pages when the list is long.
+        pagination: Option<Pagination>,
         /// Co-authors with numbers of shared papers.
         coauthors: Vec<AuthorCount>,
         /// The co-author graph as inline SVG (safe), when there are co-authors.
@@ -489,8 +545,12 @@ pub enum PageData {
         name: String,
         /// Number of papers.
         paper_count: usize,
-        /// Papers by year, newest first.
+        /// This page's papers by year, newest first.
         years: Vec<YearGroup>,
+        /// Every year of the subject's papers, linking to its heading.
+        year_index: Vec<YearAnchor>,
+        /// Links to the other pages when the list is long.
+        pagination: Option<Pagination>,
     },
     /// The years index.
     Years {
@@ -501,8 +561,12 @@ pub enum PageData {
     Year {
         /// The year.
         year: u16,
-        /// Its papers, by title.
+        /// This page's papers, by title.
         papers: Vec<PaperItem>,
+        /// Number of papers from the year.
+        paper_count: usize,
+        /// Links to the other pages when the list is long.
+        pagination: Option<Pagination>,
         /// Previous (older) year with papers.
         previous: Option<YearLink>,
         /// Next (newer) year with papers.
@@ -925,18 +989,25 @@ impl<'a> Planner<'a> {
         .into_iter()
         .map(OutputKind::Page)
         .collect();
-        kinds.extend((0..graph.authors.len()).map(|id| OutputKind::Page(PageKind::Author(id))));
+        for (id, author) in graph.authors.iter().enumerate() {
+            kinds.extend(
+                (0..page_count(author.papers.len()))
+                    .map(|page| OutputKind::Page(PageKind::Author(id, page))),
+            );
+        }
         kinds.extend((0..graph.papers.len()).map(|id| OutputKind::Page(PageKind::Paper(id))));
-        kinds.extend(
-            self.subjects
-                .keys()
-                .map(|code| OutputKind::Page(PageKind::Subject(code.to_string()))),
-        );
-        kinds.extend(
-            self.years
-                .keys()
-                .map(|&year| OutputKind::Page(PageKind::Year(year))),
-        );
+        for (code, papers) in &self.subjects {
+            kinds.extend(
+                (0..page_count(papers.len()))
+                    .map(|page| OutputKind::Page(PageKind::Subject(code.to_string(), page))),
+            );
+        }
+        for (&year, papers) in &self.years {
+            kinds.extend(
+                (0..page_count(papers.len()))
+                    .map(|page| OutputKind::Page(PageKind::Year(year, page))),
+            );
+        }
         kinds.extend((0..self.extra_pages.len()).map(|i| OutputKind::Page(PageKind::Extra(i))));
         kinds.push(OutputKind::Feed(FeedKind::Site));
         kinds.extend((0..graph.authors.len()).map(|id| OutputKind::Feed(FeedKind::Author(id))));
@@ -990,12 +1061,16 @@ impl<'a> Planner<'a> {
         match kind {
             PageKind::Home => (String::new(), "index.html"),
             PageKind::Authors => ("authors/".into(), "authors.html"),
-            PageKind::Author(id) => (self.author_paths[*id].clone(), "author.html"),
+            PageKind::Author(id, page) => {
+                (paged_path(&self.author_paths[*id], *page), "author.html")
+            }
             PageKind::Paper(id) => (self.paper_paths[*id].clone(), "paper.html"),
             PageKind::Subjects => ("subjects/".into(), "subjects.html"),
-            PageKind::Subject(code) => (subject_path(code), "subject.html"),
+            PageKind::Subject(code, page) => {
+                (paged_path(&subject_path(code), *page), "subject.html")
+            }
             PageKind::Years => ("years/".into(), "years.html"),
-            PageKind::Year(year) => (year_path(*year), "year.html"),
+            PageKind::Year(year, page) => (paged_path(&year_path(*year), *page), "year.html"),
             PageKind::Extra(i) => (format!("{}/", self.extra_pages[*i].slug), "page.html"),
             PageKind::NotFound => ("404.html".into(), "404.html"),
             PageKind::Search => ("search/".into(), "search.html"),
@@ -1054,12 +1129,12 @@ impl<'a> Planner<'a> {
         match kind {
             PageKind::Home => self.home(),
             PageKind::Authors => self.authors_index(),
-            PageKind::Author(id) => self.author_page(*id),
+            PageKind::Author(id, page) => self.author_page(*id, *page),
             PageKind::Paper(id) => self.paper_page(*id),
             PageKind::Subjects => self.subjects_index(),
-            PageKind::Subject(code) => self.subject_page(code),
+            PageKind::Subject(code, page) => self.subject_page(code, *page),
             PageKind::Years => self.years_index(),
-            PageKind::Year(year) => self.year_page(*year),
+            PageKind::Year(year, page) => self.year_page(*year, *page),
             PageKind::Extra(i) => self.extra_page(self.extra_pages[*i]),
             PageKind::NotFound => self.not_found(),
             PageKind::Search => self.search_page(),
@@ -1168,6 +1243,48 @@ impl<'a> Planner<'a> {
             href: linker.href(&subject_path(code)),
             count,
         }
+    }
+
+    /// The papers of page `page` of `list`, links to the other pages, and a year index
+    /// over the whole list (for lists grouped by year).
+    fn paging<'l>(
+        &self,
+        base: &str,
+        list: &'l [PaperId],
+        page: usize,
+        linker: &Linker,
+    ) -> (&'l [PaperId], Option<Pagination>, Vec<YearAnchor>) {
+        let total = page_count(list.len());
+        let start = (page * PAGE_SIZE).min(list.len());
+        let slice = &list[start..(start + PAGE_SIZE).min(list.len())];
+        let href = |p: usize| linker.href(&paged_path(base, p));
+        let pagination = (total > 1).then(|| Pagination {
+            current: page + 1,
+            total,
+            previous: page.checked_sub(1).map(href),
+            next: (page + 1 < total).then(|| href(page + 1)),
+            pages: (0..total)
+                .map(|p| PageLink {
+                    number: p + 1,
+                    href: href(p),
+                    current: p == page,
+                })
+                .collect(),
+        });
+        let mut year_index: Vec<YearAnchor> = Vec::new();
+        for (i, &paper) in list.iter().enumerate() {
+            let year = self.graph.papers[paper].year;
+            if year_index.last().is_some_and(|y| y.year == year) {
+                continue;
+            }
+            let on = i / PAGE_SIZE;
+            let target = if on == page { String::new() } else { href(on) };
+            year_index.push(YearAnchor {
+                year,
+                href: format!("{target}#y{year}"),
+            });
+        }
+        (slice, pagination, year_index)
     }
 
     fn by_year(&self, papers: &[PaperId], linker: &Linker) -> Vec<YearGroup> {
@@ -1287,7 +1404,7 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn author_page(&self, id: AuthorId) -> PageContext {
+    fn author_page(&self, id: AuthorId, page: usize) -> PageContext {
         let graph = self.graph;
         let author = &graph.authors[id];
         let profile = &self.profiles[id];
@@ -1312,8 +1429,15 @@ impl<'a> Planner<'a> {
                 format!(", {years_active}")
             }
         );
-        let site_path = &self.author_paths[id];
-        let mut context = self.page(site_path, profile.name.clone(), description, |linker| {
+        let base = &self.author_paths[id];
+        let site_path = &paged_path(base, page);
+        let title = if page == 0 {
+            profile.name.clone()
+        } else {
+            format!("{} (page {})", profile.name, page + 1)
+        };
+        let mut context = self.page(site_path, title, description, |linker| {
+            let (slice, pagination, year_index) = self.paging(base, &author.papers, page, linker);
             let mut subject_counts: BTreeMap<&str, usize> = BTreeMap::new();
             for &p in &author.papers {
                 for s in &graph.papers[p].subjects {
@@ -1350,7 +1474,9 @@ impl<'a> Planner<'a> {
                 paper_count: author.papers.len(),
                 years_active,
                 subjects,
-                years: self.by_year(&author.papers, linker),
+                years: self.by_year(slice, linker),
+                year_index,
+                pagination,
                 coauthors: coauthors.clone(),
                 coauthor_graph: {
                     let nodes: Vec<GraphNode> = coauthors
@@ -1476,7 +1602,7 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn subject_page(&self, code: &str) -> PageContext {
+    fn subject_page(&self, code: &str, page: usize) -> PageContext {
         let papers = &self.subjects[code];
         let name = subject_name(code);
         let title = if name == code {
@@ -1484,16 +1610,27 @@ impl<'a> Planner<'a> {
         } else {
             format!("{name} ({code})")
         };
-        let site_path = subject_path(code);
+        let base = subject_path(code);
+        let site_path = paged_path(&base, page);
+        let title = if page == 0 {
+            title
+        } else {
+            format!("{title} (page {})", page + 1)
+        };
         let mut context = self.page(
             &site_path,
             title,
             format!("{} papers in {name}", papers.len()),
-            |linker| PageData::Subject {
-                code: code.to_string(),
-                name: name.clone(),
-                paper_count: papers.len(),
-                years: self.by_year(papers, linker),
+            |linker| {
+                let (slice, pagination, year_index) = self.paging(&base, papers, page, linker);
+                PageData::Subject {
+                    code: code.to_string(),
+                    name: name.clone(),
+                    paper_count: papers.len(),
+                    years: self.by_year(slice, linker),
+                    year_index,
+                    pagination,
+                }
             },
         );
         let linker = Linker::for_path(&site_path, self.pretty);
@@ -1522,11 +1659,17 @@ impl<'a> Planner<'a> {
         )
     }
 
-    fn year_page(&self, year: u16) -> PageContext {
+    fn year_page(&self, year: u16, page: usize) -> PageContext {
         let papers = &self.years[&year];
+        let base = year_path(year);
+        let title = if page == 0 {
+            format!("Papers from {year}")
+        } else {
+            format!("Papers from {year} (page {})", page + 1)
+        };
         self.page(
-            &year_path(year),
-            format!("Papers from {year}"),
+            &paged_path(&base, page),
+            title,
             format!("{} papers from {year}", papers.len()),
             |linker| {
                 let link = |(&y, list): (&u16, &Vec<PaperId>)| YearLink {
@@ -1534,9 +1677,12 @@ impl<'a> Planner<'a> {
                     href: linker.href(&year_path(y)),
                     count: list.len(),
                 };
+                let (slice, pagination, _) = self.paging(&base, papers, page, linker);
                 PageData::Year {
                     year,
-                    papers: papers.iter().map(|&p| self.paper_item(p, linker)).collect(),
+                    papers: slice.iter().map(|&p| self.paper_item(p, linker)).collect(),
+                    paper_count: papers.len(),
+                    pagination,
                     previous: self.years.range(..year).next_back().map(link),
                     next: self.years.range(year + 1..).next().map(link),
                 }
