@@ -48,6 +48,21 @@ pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
     ("search.js", include_bytes!("../static/search.js")),
 ];
 
+/// A hash of the built-in theme (templates and static files), so that a build cache
+/// made by a binary with another theme is not taken as current.
+pub fn default_theme_hash() -> u64 {
+    let mut bytes = Vec::new();
+    for (name, source) in DEFAULT_TEMPLATES {
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.extend_from_slice(&content_hash(source.as_bytes()).to_le_bytes());
+    }
+    for (name, data) in DEFAULT_STATIC {
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.extend_from_slice(&content_hash(data).to_le_bytes());
+    }
+    content_hash(&bytes)
+}
+
 /// A Tera instance loaded with the theme.
 pub struct Renderer {
     tera: Tera,

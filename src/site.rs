@@ -212,7 +212,11 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         })?;
     }
     // Nothing changed since the last build into this folder: nothing to do.
-    let inputs_hash = input.inputs_hash(&format!("base_url={:?}", input.config.base_url));
+    let inputs_hash = input.inputs_hash(&format!(
+        "base_url={:?} theme={:016x}",
+        input.config.base_url,
+        crate::render::default_theme_hash()
+    ));
     let cache_path = cache::cache_file(&options.root, &output);
     let cache = if options.write && !options.force {
         cache::load(&cache_path)

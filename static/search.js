@@ -120,6 +120,8 @@
   }
   function render(query, result) {
     list.textContent = "";
+    // Which query the list shows (for tests and assistive tools).
+    list.setAttribute("data-query", query);
     result.docs.forEach(function (doc) {
       var item = document.createElement("li");
       var kind = document.createElement("span");
@@ -157,7 +159,7 @@
   var timer = null;
   input.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(run, 60);
+    timer = setTimeout(run, 25);
   });
   input.form.addEventListener("submit", function (event) {
     event.preventDefault();
