@@ -11,7 +11,7 @@ use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag};
 use serde::Deserialize;
 
 use crate::config::{yaml_diagnostic, AuthorDetails};
-use crate::diagnostics::{Diagnostic, Location};
+use crate::diagnostics::Diagnostic;
 
 /// An author bio, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,11 +223,6 @@ pub fn is_orcid(id: &str) -> bool {
         char::from_digit(check, 10).unwrap_or('?')
     };
     digits[15] == expected
-}
-
-/// Location of the first line of a file, for file-level diagnostics.
-pub fn file_location(path: &Path, text: &str) -> Location {
-    Location::in_text(path, text, 0, 1)
 }
 
 #[cfg(test)]

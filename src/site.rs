@@ -14,7 +14,7 @@ use crate::cache;
 use crate::config::{normalize_base_url, parse_config, SiteConfig, CONFIG_FILE};
 use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location, Severity};
-use crate::graph::{link, SiteGraph};
+use crate::graph::link;
 use crate::output::{OutputWriter, WriteStats};
 use crate::plan::{content_hash, plan_site, PlanInput, PlannedFile};
 use crate::records::{parse_record_file, RecordFile};
@@ -489,15 +489,6 @@ impl Timings {
             last.set(now);
         }
     }
-}
-
-/// Parses, links and plans without rendering: the graph of a site, for tools and tests.
-pub fn load_graph(root: &Path) -> Result<(SiteGraph, Vec<Diagnostic>), Diagnostic> {
-    let mut input = read_site(root)?;
-    let graph = link(&input.records);
-    let mut diagnostics = std::mem::take(&mut input.diagnostics);
-    diagnostics.extend(graph.diagnostics.iter().cloned());
-    Ok((graph, diagnostics))
 }
 
 /// Files first (by path, line, column), then file-less messages.

@@ -478,3 +478,76 @@ fn hostile_text_in_every_field_stays_inert() {
     let bib = site.output(&format!("papers/{slug}/cite.bib"));
     biblatex::Bibliography::parse(&bib).unwrap_or_else(|e| panic!("{e:?}\n{bib}"));
 }
+
+#[test]
+fn search_index_finds_papers_by_title_word_and_ranks_titles_first() {
+    let site = seed_site();
+    let meta: Value = serde_json::from_str(&site.output("search/meta.json")).unwrap();
+    let shards: Vec<String> = meta["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    let chunk = meta["chunk"].as_u64().unwrap() as usize;
+    let doc = |id: usize| -> Value {
+        let docs: Value =
+            serde_json::from_str(&site.output(&format!("search/docs-{}.json", id / chunk)))
+                .unwrap();
+        docs[id % chunk].clone()
+    };
+    // The shard of a word: the hex of its longest prefix that names a shard.
+    let postings = |word: &str| -> Vec<(usize, u64)> {
+        let key = (1..=word.len())
+            .rev()
+            .map(|n| {
+                word[..n]
+                    .bytes()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            })
+            .find(|k| shards.contains(k))
+            .expect("a shard");
+        let shard: Value =
+            serde_json::from_str(&site.output(&format!("search/terms/{key}.json"))).unwrap();
+        shard[word]
+            .as_array()
+            .map(|flat| {
+                flat.chunks(2)
+                    .map(|p| (p[0].as_u64().unwrap() as usize, p[1].as_u64().unwrap()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let megatron = postings("megatron");
+    assert!(!megatron.is_empty());
+    let found = doc(megatron[0].0);
+    assert_eq!(
+        found["t"],
+        "Scalable Training of Mixture-of-Experts Models with Megatron Core"
+    );
+    assert_eq!(found["k"], "p");
+    assert!(megatron[0].1 >= 10, "a title match weighs most");
+    // An author by name, transliterated or not; weights put title matches before
+    // abstract matches.
+    let zhu = postings("zhu");
+    assert!(zhu
+        .iter()
+        .any(|(d, w)| doc(*d)["t"] == "Zhongbo Zhu" && *w == 10));
+    let training = postings("training");
+    assert!(training.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
+    // No index file is large.
+    for (path, bytes) in site.output_tree() {
+        if path.starts_with("search/") {
+            assert!(bytes.len() < 1_000_000, "{path}");
+        }
+    }
+    // The home page declares the search.
+    let home = Html::parse_document(&site.output("index.html"));
+    let ld = jsonld(&home);
+    assert_eq!(ld["potentialAction"]["@type"], "SearchAction");
+    assert_eq!(
+        ld["potentialAction"]["target"]["urlTemplate"],
+        format!("{BASE}search/?q={{search_term_string}}")
+    );
+}

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 here=$PWD
 repo=$(cd ../.. && pwd)
-bin=${1:-$repo/target/release/profilegen}
+bin=${1:-${CARGO_TARGET_DIR:-$repo/target}/release/profilegen}
 if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
@@ -18,7 +18,8 @@ fi
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 site=$(mktemp -d)
-trap 'kill "$server" 2>/dev/null || true; rm -rf "$site"' EXIT
+server=""
+trap 'if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi; rm -rf "$site"' EXIT
 # Built as it would be published: with its address as base_url.
 "$bin" build --quiet --root "$repo" --output "$site" --base-url "http://127.0.0.1:$port/"
 python3 -m http.server "$port" --bind 127.0.0.1 --directory "$site" >/dev/null 2>&1 &
