@@ -585,30 +585,14 @@ pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
     input.diagnostics.append(&mut diagnostics);
     input.file_hashes.append(&mut hashes);
 
-    for (path, display, text) in read_markdown(root, AUTHORS_DIR, &mut input.diagnostics) {
-        input.file_hashes.push((
-            display.to_string_lossy().into_owned(),
-            content_hash(text.as_bytes()),
-        ));
-        let slug = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+    for (slug, display, text) in read_markdown(root, AUTHORS_DIR, &mut input) {
         match parse_bio(&display, &slug, &text) {
             Ok(bio) => input.bios.push(bio),
             Err(d) => input.diagnostics.push(d.with_note("the bio is skipped")),
         }
     }
     let mut page_slugs = HashSet::new();
-    for (path, display, text) in read_markdown(root, PAGES_DIR, &mut input.diagnostics) {
-        input.file_hashes.push((
-            display.to_string_lossy().into_owned(),
-            content_hash(text.as_bytes()),
-        ));
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+    for (stem, display, text) in read_markdown(root, PAGES_DIR, &mut input) {
         let slug = slugify(&stem, "page");
         if !page_slugs.insert(slug.clone()) {
             input.diagnostics.push(Diagnostic::warning(
@@ -708,12 +692,9 @@ pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>, Vec<(Stri
     (files, diagnostics, hashes)
 }
 
-/// `(path, path shown in diagnostics, text)` of every `*.md` directly under `<root>/<dir>`.
-fn read_markdown(
-    root: &Path,
-    dir: &str,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<(PathBuf, PathBuf, String)> {
+/// `(file stem, path shown in diagnostics, text)` of every `*.md` directly under
+/// `<root>/<dir>`; records each file's hash, and diagnostics for unreadable ones.
+fn read_markdown(root: &Path, dir: &str, input: &mut SiteInput) -> Vec<(String, PathBuf, String)> {
     let mut out = Vec::new();
     let Ok(entries) = fs::read_dir(root.join(dir)) else {
         return out;
@@ -727,18 +708,28 @@ fn read_markdown(
     for path in paths {
         let display = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
         match fs::read(&path).map(String::from_utf8) {
-            Ok(Ok(text)) => out.push((path, display, text)),
+            Ok(Ok(text)) => {
+                input.file_hashes.push((
+                    display.to_string_lossy().into_owned(),
+                    content_hash(text.as_bytes()),
+                ));
+                let stem = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.push((stem, display, text));
+            }
             Ok(Err(err)) => {
                 let bytes = err.as_bytes();
                 let valid = err.utf8_error().valid_up_to();
                 let text = String::from_utf8_lossy(bytes);
                 let valid_len = String::from_utf8_lossy(&bytes[..valid]).len();
-                diagnostics.push(Diagnostic::error(
+                input.diagnostics.push(Diagnostic::error(
                     "file is not valid UTF-8; skipped",
                     Some(Location::in_text(&display, &text, valid_len, 1)),
                 ));
             }
-            Err(err) => diagnostics.push(Diagnostic::error(
+            Err(err) => input.diagnostics.push(Diagnostic::error(
                 format!("cannot read {}: {err}", display.display()),
                 None,
             )),
