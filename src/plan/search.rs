@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::{subject_name, Planner};
 
@@ -62,25 +63,23 @@ pub struct SearchIndex {
 }
 
 /// Lowercase words of `text` (letters and digits, at least two characters), as written
-/// and, when different, transliterated to ASCII.
+/// and, when different, transliterated to ASCII; each once, in no particular order.
 pub fn terms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
     let lower = text.to_lowercase();
-    push_words(&lower, &mut out);
-    if !lower.is_ascii() {
-        push_words(&deunicode::deunicode(&lower).to_lowercase(), &mut out);
+    let plain = (!lower.is_ascii()).then(|| deunicode::deunicode(&lower).to_lowercase());
+    let mut words: Vec<&str> = words_of(&lower).collect();
+    if let Some(plain) = &plain {
+        words.extend(words_of(plain));
     }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|w| seen.insert(w.clone()));
-    out
+    words.sort_unstable();
+    words.dedup();
+    words.into_iter().map(str::to_string).collect()
 }
 
-fn push_words(text: &str, out: &mut Vec<String>) {
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.chars().nth(1).is_some() {
-            out.push(word.to_string());
-        }
-    }
+/// The words of a lowercase text: runs of letters and digits of two characters or more.
+fn words_of(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 2 && (w.is_ascii() || w.chars().nth(1).is_some()))
 }
 
 /// The shard key of a term: the hex of the UTF-8 of its first `chars` characters.
@@ -156,7 +155,8 @@ impl Planner<'_> {
         }));
 
         // Postings, and how many papers use each term only through their abstract.
-        let mut postings: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
+        let mut postings: HashMap<&str, Vec<(u32, u32)>, Xxh3DefaultBuilder> =
+            HashMap::with_capacity_and_hasher(1 << 16, Xxh3DefaultBuilder);
         for (doc, list) in doc_terms.iter().enumerate() {
             for (term, weight) in list {
                 postings
@@ -176,8 +176,12 @@ impl Planner<'_> {
 
         // Shards by first character, split by one more character while too big.
         let entries: Vec<TermEntry> = terms.iter().map(|(t, l)| (*t, l)).collect();
-        let mut shards = Vec::new();
-        split_shards(&entries, 1, &mut shards);
+        let mut groups = Vec::new();
+        split_shards(&entries, 1, &mut groups);
+        let mut shards: Vec<(String, Vec<u8>)> = groups
+            .par_iter()
+            .map(|(key, group)| (key.clone(), shard_bytes(group)))
+            .collect();
         shards.sort_by(|a, b| a.0.cmp(&b.0));
 
         let docs = self.search_docs();
@@ -247,20 +251,18 @@ impl Planner<'_> {
 
 /// Each term of the fields once, with the highest weight it has in them.
 fn weighted(fields: &[(&str, u32)]) -> Vec<(String, u32)> {
-    let mut best: Vec<(String, u32)> = Vec::new();
-    let mut position: HashMap<String, usize> = HashMap::new();
+    let mut best: HashMap<String, u32, Xxh3DefaultBuilder> =
+        HashMap::with_hasher(Xxh3DefaultBuilder);
     for (text, weight) in fields {
         for term in terms(text) {
-            match position.get(&term) {
-                Some(&i) => best[i].1 = best[i].1.max(*weight),
-                None => {
-                    position.insert(term.clone(), best.len());
-                    best.push((term, *weight));
-                }
-            }
+            best.entry(term)
+                .and_modify(|w| *w = (*w).max(*weight))
+                .or_insert(*weight);
         }
     }
-    best
+    let mut list: Vec<(String, u32)> = best.into_iter().collect();
+    list.sort_unstable();
+    list
 }
 
 /// A term with its postings `(doc, weight)`.
@@ -268,7 +270,11 @@ type TermEntry<'t> = (&'t str, &'t Vec<(u32, u32)>);
 
 /// Groups `entries` (sorted by term) by their first `chars` characters; a group whose
 /// file would be over [`MAX_SHARD_BYTES`] is split by one more character (up to four).
-fn split_shards(entries: &[TermEntry], chars: usize, out: &mut Vec<(String, Vec<u8>)>) {
+fn split_shards<'t>(
+    entries: &[TermEntry<'t>],
+    chars: usize,
+    out: &mut Vec<(String, Vec<TermEntry<'t>>)>,
+) {
     let mut groups: BTreeMap<String, Vec<TermEntry>> = BTreeMap::new();
     for entry in entries {
         groups
@@ -277,45 +283,76 @@ fn split_shards(entries: &[TermEntry], chars: usize, out: &mut Vec<(String, Vec<
             .push(*entry);
     }
     for (key, group) in groups {
-        let bytes = shard_bytes(&group);
         let longer = group.iter().any(|(t, _)| t.chars().count() > chars);
-        if bytes.len() > MAX_SHARD_BYTES && chars < 4 && longer {
+        if shard_size(&group) > MAX_SHARD_BYTES && chars < 4 && longer {
             // Terms exactly `chars` long stay in a shard of their own key.
             let (exact, rest): (Vec<_>, Vec<_>) = group
                 .into_iter()
                 .partition(|(t, _)| t.chars().count() <= chars);
             if !exact.is_empty() {
-                out.push((format!("{key}-"), shard_bytes(&exact)));
+                out.push((format!("{key}-"), exact));
             }
             split_shards(&rest, chars + 1, out);
         } else {
-            out.push((key, bytes));
+            out.push((key, group));
         }
     }
 }
 
+/// Number of decimal digits of `n`.
+fn digits(n: u32) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// The exact length of [`shard_bytes`] for these entries (ASCII terms; an estimate
+/// otherwise), without building it.
+fn shard_size(entries: &[TermEntry]) -> usize {
+    let entry = |(term, list): &TermEntry| {
+        let numbers: usize = list.iter().map(|(d, w)| digits(*d) + digits(*w) + 2).sum();
+        // "term":[…]: quotes, colon, brackets, and one comma fewer than the numbers.
+        term.len() + 5 + numbers.saturating_sub(1)
+    };
+    let body: usize = entries.iter().map(entry).sum();
+    body + entries.len().saturating_sub(1) + 2
+}
+
+/// A shard as JSON, `{"term":[doc,weight,…],…}`, terms in the order given (sorted).
 fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
-    let mut map = serde_json::Map::new();
-    for (term, list) in entries {
-        let flat: Vec<u32> = list.iter().flat_map(|(d, w)| [*d, *w]).collect();
-        map.insert((*term).to_string(), json!(flat));
+    use std::fmt::Write;
+    let mut out = String::with_capacity(shard_size(entries));
+    out.push('{');
+    for (i, (term, list)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(term).unwrap_or_default());
+        out.push_str(":[");
+        for (j, (doc, weight)) in list.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{doc},{weight}");
+        }
+        out.push(']');
     }
-    serde_json::to_vec(&Value::Object(map)).unwrap_or_default()
+    out.push('}');
+    out.into_bytes()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn terms_are_lowercase_words_as_written_and_transliterated() {
         assert_eq!(
-            terms("Scalable Training, of MoE"),
-            ["scalable", "training", "of", "moe"]
+            terms("Scalable Training, of MoE of"),
+            ["moe", "of", "scalable", "training"]
         );
         assert_eq!(
             terms("Łukasz Wiśniewski"),
-            ["łukasz", "wiśniewski", "lukasz", "wisniewski"]
+            ["lukasz", "wisniewski", "wiśniewski", "łukasz"]
         );
         assert!(terms("王伟").contains(&"wang".to_string()));
         assert!(terms("a I x").is_empty(), "single characters are not terms");
@@ -329,6 +366,18 @@ mod tests {
     }
 
     #[test]
+    fn shards_are_json_of_the_size_computed() {
+        let a = vec![(1, 10), (23, 1)];
+        let b = vec![(456, 3)];
+        let entries: Vec<TermEntry> = vec![("alpha", &a), ("be\"ta", &b)];
+        let bytes = shard_bytes(&entries);
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(value, json!({"alpha": [1, 10, 23, 1], "be\"ta": [456, 3]}));
+        assert_eq!(shard_size(&entries[..1]), shard_bytes(&entries[..1]).len());
+        assert_eq!(shard_size(&entries), bytes.len() - 1, "one escaped quote");
+    }
+
+    #[test]
     fn weights_keep_the_best_field() {
         let w = weighted(&[
             ("Deep Nets", WEIGHT_TITLE),
@@ -338,8 +387,8 @@ mod tests {
             w,
             [
                 ("deep".to_string(), 10),
-                ("nets".to_string(), 10),
-                ("learning".to_string(), 1)
+                ("learning".to_string(), 1),
+                ("nets".to_string(), 10)
             ]
         );
     }
