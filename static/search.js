@@ -159,7 +159,7 @@
   var timer = null;
   input.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(run, 25);
+    timer = setTimeout(run, 0);
   });
   input.form.addEventListener("submit", function (event) {
     event.preventDefault();

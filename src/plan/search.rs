@@ -26,7 +26,7 @@ use super::{subject_name, Planner};
 /// Documents per `docs-<n>.json` file.
 pub const DOCS_PER_CHUNK: usize = 500;
 /// A shard bigger than this is split by one more character.
-pub const MAX_SHARD_BYTES: usize = 900_000;
+pub const MAX_SHARD_BYTES: usize = 300_000;
 /// Abstract-only terms found in more than this share of the papers are left out (they
 /// are like stop words and would make the index heavy).
 const COMMON_TERM_SHARE: f64 = 0.2;
