@@ -225,15 +225,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
     };
     if let Some(cache) = &cache {
         if cache.inputs == inputs_hash && outputs_intact(&output, cache) {
-            let mut diagnostics = cache.diagnostics.clone();
-            sort_diagnostics(&mut diagnostics);
-            if options.strict && !diagnostics.is_empty() {
-                let n = diagnostics.len();
-                return Err(fail(
-                    format!("--strict: {n} diagnostic{}", plural(n)),
-                    diagnostics,
-                ));
-            }
+            let diagnostics = sorted_and_strict(options.strict, cache.diagnostics.clone())?;
             timings.mark("unchanged");
             let summary = cache.summary;
             return Ok(BuildReport {
@@ -316,14 +308,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         });
     }
 
-    sort_diagnostics(&mut diagnostics);
-    if options.strict && !diagnostics.is_empty() {
-        let n = diagnostics.len();
-        return Err(fail(
-            format!("--strict: {n} diagnostic{}", plural(n)),
-            diagnostics,
-        ));
-    }
+    let mut diagnostics = sorted_and_strict(options.strict, diagnostics)?;
 
     let writer = if options.write {
         Some(OutputWriter::open(&output).map_err(|err| {
@@ -489,6 +474,22 @@ impl Timings {
             last.set(now);
         }
     }
+}
+
+/// Sorts the diagnostics; with `--strict`, any of them fails the build.
+fn sorted_and_strict(
+    strict: bool,
+    mut diagnostics: Vec<Diagnostic>,
+) -> Result<Vec<Diagnostic>, BuildFailure> {
+    sort_diagnostics(&mut diagnostics);
+    if strict && !diagnostics.is_empty() {
+        let n = diagnostics.len();
+        return Err(BuildFailure {
+            reason: format!("--strict: {n} diagnostic{}", plural(n)),
+            diagnostics,
+        });
+    }
+    Ok(diagnostics)
 }
 
 /// Files first (by path, line, column), then file-less messages.

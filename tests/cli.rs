@@ -117,6 +117,14 @@ fn strict_fails_on_any_diagnostic_and_writes_nothing() {
     );
     assert_eq!(site.run(&["check"]).code, 0);
     assert_eq!(site.run(&["check", "--strict"]).code, 1);
+    // With nothing changed, the cached diagnostics still make --strict fail.
+    let again = site.run(&["build", "--strict"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert!(
+        again.stderr.contains("header declares 4 records"),
+        "{}",
+        again.stderr
+    );
 }
 
 #[test]
