@@ -943,10 +943,7 @@ impl<'a> Planner<'a> {
         let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
         let paper_urls = paper_paths
             .iter()
-            .map(|path| match &config.base_url {
-                Some(base) => format!("{base}{path}"),
-                None => format!("/{path}"),
-            })
+            .map(|path| public_url(config, path))
             .collect();
         Planner {
             graph,
@@ -1742,10 +1739,16 @@ impl<'a> Planner<'a> {
 
     /// Absolute URL (with base_url) or root-relative URL of a site path.
     fn public_url(&self, site_path: &str) -> String {
-        match &self.config.base_url {
-            Some(base) => format!("{base}{site_path}"),
-            None => format!("/{site_path}"),
-        }
+        public_url(self.config, site_path)
+    }
+}
+
+/// The URL a site path is published at: absolute with a base URL, root-relative
+/// otherwise.
+fn public_url(config: &SiteConfig, site_path: &str) -> String {
+    match &config.base_url {
+        Some(base) => format!("{base}{site_path}"),
+        None => format!("/{site_path}"),
     }
 }
 
