@@ -78,7 +78,11 @@ pub struct FileState {
 impl FileState {
     /// The state of the file at `path`, if it is a regular file.
     pub fn of(path: &Path) -> Option<FileState> {
-        let meta = fs::symlink_metadata(path).ok()?;
+        FileState::from_metadata(&fs::symlink_metadata(path).ok()?)
+    }
+
+    /// The state `meta` describes, if it is that of a regular file.
+    pub fn from_metadata(meta: &fs::Metadata) -> Option<FileState> {
         if !meta.is_file() {
             return None;
         }

@@ -12,15 +12,16 @@
 //!   plain components, and every folder written into must resolve inside the output
 //!   folder (a symlink out of it is refused).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use crate::cache::FileState;
 use crate::plan::PlannedFile;
 
 /// The list of files the last build wrote, one relative path a line.
@@ -98,16 +99,28 @@ pub const STAGING_DIR: &str = ".profilegen-staging";
 /// was.
 ///
 /// Staging compares each file with the one already in place and keeps only changed
-/// files, in a staging folder inside the output folder (so the final rename never
-/// crosses file systems). Memory use does not grow with the site.
+/// files, at their own paths in a staging folder inside the output folder (so the final
+/// renames never cross file systems). Committing moves each staged folder whose
+/// counterpart does not exist yet in one rename, so a build into an empty folder costs a
+/// handful of renames however many files it has. Memory use does not grow with the site.
 pub struct OutputWriter {
     root: PathBuf,
     staging: PathBuf,
-    next_id: AtomicUsize,
-    /// `(relative path, staged file)` of every changed file.
-    staged: Mutex<Vec<(String, PathBuf)>>,
-    /// Relative path of every file of this build.
-    all: Mutex<Vec<String>>,
+    /// Number of files staged (created or changed).
+    written: AtomicUsize,
+    /// Relative path of every file of this build, with its size and modification time
+    /// when this writer looked at it (not for files [`OutputWriter::keep`] was told of).
+    files: Mutex<Vec<(String, Option<FileState>)>>,
+}
+
+/// What [`OutputWriter::commit`] did.
+#[derive(Debug, Default)]
+pub struct Committed {
+    /// Files written, unchanged and removed.
+    pub stats: WriteStats,
+    /// Size and modification time of each file staged or compared, by relative path, as
+    /// they are in the output folder now.
+    pub states: HashMap<String, FileState>,
 }
 
 impl OutputWriter {
@@ -126,9 +139,8 @@ impl OutputWriter {
         Ok(OutputWriter {
             root,
             staging,
-            next_id: AtomicUsize::new(0),
-            staged: Mutex::new(Vec::new()),
-            all: Mutex::new(Vec::new()),
+            written: AtomicUsize::new(0),
+            files: Mutex::new(Vec::new()),
         })
     }
 
@@ -147,28 +159,29 @@ impl OutputWriter {
                 ),
             });
         }
-        lock(&self.all).push(file.path.clone());
         let target = self.root.join(&file.path);
         if let Ok(existing) = fs::symlink_metadata(&target) {
             if existing.is_file() && existing.len() == file.bytes.len() as u64 {
                 if let Ok(old) = fs::read(&target) {
                     if old == file.bytes {
+                        let state = FileState::from_metadata(&existing);
+                        lock(&self.files).push((file.path.clone(), state));
                         return Ok(false);
                     }
                 }
             }
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let staged = self.staging.join(id.to_string());
-        fs::write(&staged, &file.bytes).map_err(io_err("write", &staged))?;
-        lock(&self.staged).push((file.path.clone(), staged));
+        let staged = self.staging.join(&file.path);
+        let state = write_new_file(&staged, &file.bytes)?;
+        self.written.fetch_add(1, Ordering::Relaxed);
+        lock(&self.files).push((file.path.clone(), state));
         Ok(true)
     }
 
     /// Records that `path` belongs to this build although it was not staged (it is known
     /// to be unchanged), so that it is not removed as stale.
     pub fn keep(&self, path: &str) {
-        lock(&self.all).push(path.to_string());
+        lock(&self.files).push((path.to_string(), None));
     }
 
     /// The folder files are written into (canonical).
@@ -178,39 +191,19 @@ impl OutputWriter {
 
     /// Moves every staged file into place, removes the files of the previous build that
     /// this one did not produce, and records this build's files in the manifest.
-    pub fn commit(self) -> Result<WriteStats, OutputError> {
+    pub fn commit(self) -> Result<Committed, OutputError> {
         let root = &self.root;
-        let mut staged = self.staged.into_inner().unwrap_or_else(|e| e.into_inner());
-        staged.sort();
-        let mut all = self.all.into_inner().unwrap_or_else(|e| e.into_inner());
-        all.sort_unstable();
-        all.dedup();
-
-        // Create every folder, checking each resolves inside the output folder: level by
-        // level, each level in parallel once its parents exist.
-        let mut levels: Vec<BTreeSet<&str>> = Vec::new();
-        for (path, _) in &staged {
-            for (depth, (i, _)) in path.match_indices('/').enumerate() {
-                if levels.len() <= depth {
-                    levels.push(BTreeSet::new());
-                }
-                levels[depth].insert(&path[..i]);
-            }
-        }
-        for level in &levels {
-            level
-                .par_iter()
-                .try_for_each(|dir| ensure_dir_inside(root, &root.join(dir)))?;
-        }
-        staged.par_iter().try_for_each(|(path, staged_file)| {
-            let target = root.join(path);
-            fs::rename(staged_file, &target).map_err(io_err("replace", &target))
-        })?;
+        move_into_place(root, &self.staging, root)?;
         let _ = fs::remove_dir_all(&self.staging);
+
+        let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
+        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        files.dedup_by(|a, b| a.0 == b.0);
+        let written = self.written.into_inner();
 
         // Remove what an earlier build wrote and this one did not.
         let manifest_path = root.join(MANIFEST);
-        let current: HashSet<&str> = all.iter().map(String::as_str).collect();
+        let current: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         let old_manifest = fs::read_to_string(&manifest_path).ok();
         let mut removed = 0;
         if let Some(old) = &old_manifest {
@@ -236,22 +229,97 @@ impl OutputWriter {
                 let _ = fs::remove_dir(root.join(dir));
             }
         }
-        let mut manifest = all.join("\n");
-        manifest.push('\n');
+        let mut manifest = String::with_capacity(files.iter().map(|(p, _)| p.len() + 1).sum());
+        for (path, _) in &files {
+            manifest.push_str(path);
+            manifest.push('\n');
+        }
         if old_manifest.as_deref() != Some(manifest.as_str()) {
             write_atomically(&manifest_path, manifest.as_bytes())?;
         }
-        Ok(WriteStats {
-            written: staged.len(),
-            unchanged: all.len() - staged.len(),
+        let stats = WriteStats {
+            written,
+            unchanged: files.len() - written,
             removed,
-        })
+        };
+        let states = files
+            .into_iter()
+            .filter_map(|(path, state)| Some((path, state?)))
+            .collect();
+        Ok(Committed { stats, states })
     }
 
     /// Discards everything staged: the output folder stays as it was.
     pub fn abort(self) {
         let _ = fs::remove_dir_all(&self.staging);
     }
+}
+
+/// Creates (or truncates) the file at `path`, creating its missing parent folders, and
+/// writes `bytes` to it. Returns its size and modification time.
+fn write_new_file(path: &Path, bytes: &[u8]) -> Result<Option<FileState>, OutputError> {
+    let mut file = match fs::File::create(path) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(io_err("create", parent))?;
+            }
+            fs::File::create(path).map_err(io_err("create", path))?
+        }
+        created => created.map_err(io_err("create", path))?,
+    };
+    file.write_all(bytes).map_err(io_err("write", path))?;
+    Ok(file
+        .metadata()
+        .ok()
+        .and_then(|m| FileState::from_metadata(&m)))
+}
+
+/// Moves everything in the staging folder `from` to the folder `to` inside `root`: a
+/// folder that does not exist at `to` yet is moved whole, in one rename; one that does is
+/// entered and its entries moved one by one. A folder met on the way must resolve inside
+/// `root` (a symlink leading out is refused); a file where a folder must go is replaced.
+fn move_into_place(root: &Path, from: &Path, to: &Path) -> Result<(), OutputError> {
+    let entries: Vec<fs::DirEntry> = fs::read_dir(from)
+        .map_err(io_err("read", from))?
+        .collect::<Result<_, _>>()
+        .map_err(io_err("read", from))?;
+    entries.par_iter().try_for_each(|entry| {
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        let is_dir = entry
+            .file_type()
+            .map_err(io_err("inspect", &source))?
+            .is_dir();
+        if !is_dir {
+            return fs::rename(&source, &target).map_err(io_err("replace", &target));
+        }
+        match fs::symlink_metadata(&target) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                fs::rename(&source, &target).map_err(io_err("create", &target))
+            }
+            Err(err) => Err(io_err("inspect", &target)(err)),
+            Ok(meta) if meta.is_dir() => move_into_place(root, &source, &target),
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let resolved = fs::canonicalize(&target).map_err(io_err("resolve", &target))?;
+                if !resolved.starts_with(root) || !resolved.is_dir() {
+                    return Err(OutputError {
+                        path: target,
+                        action: "write into",
+                        source: io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            "folder resolves outside the output folder",
+                        ),
+                    });
+                }
+                move_into_place(root, &source, &target)
+            }
+            Ok(_) => {
+                // A file where a folder must go (e.g. left by hand): replace it.
+                fs::remove_file(&target).map_err(io_err("remove", &target))?;
+                fs::rename(&source, &target).map_err(io_err("create", &target))
+            }
+        }
+    })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -265,42 +333,11 @@ pub fn write_output(out_dir: &Path, files: &[PlannedFile]) -> Result<WriteStats,
         .par_iter()
         .try_for_each(|file| writer.stage(file).map(|_| ()));
     match staged {
-        Ok(()) => writer.commit(),
+        Ok(()) => writer.commit().map(|committed| committed.stats),
         Err(err) => {
             writer.abort();
             Err(err)
         }
-    }
-}
-
-/// Makes sure `path` (whose parent is known to be inside `root`) is a folder inside
-/// `root`, creating it if missing. A symlink is followed only if it stays inside.
-fn ensure_dir_inside(root: &Path, path: &Path) -> Result<(), OutputError> {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            let resolved = fs::canonicalize(path).map_err(io_err("resolve", path))?;
-            if !resolved.starts_with(root) || !resolved.is_dir() {
-                return Err(OutputError {
-                    path: path.to_path_buf(),
-                    action: "write into",
-                    source: io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        "folder resolves outside the output folder",
-                    ),
-                });
-            }
-            Ok(())
-        }
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => {
-            // A file where a folder must go (e.g. left by hand): replace it.
-            fs::remove_file(path).map_err(io_err("remove", path))?;
-            fs::create_dir(path).map_err(io_err("create", path))
-        }
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {
-            fs::create_dir(path).map_err(io_err("create", path))
-        }
-        Err(err) => Err(io_err("inspect", path)(err)),
     }
 }
 
@@ -398,6 +435,47 @@ mod tests {
             vec![std::ffi::OsString::from("index.html")],
             "no temp files left"
         );
+    }
+
+    #[test]
+    fn new_folders_move_whole_and_existing_ones_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        write_output(&out, &[file("a/x/index.html", "X"), file("top.txt", "T")]).unwrap();
+        fs::write(out.join("c"), "a file where a folder will go").unwrap();
+        fs::write(out.join("a/mine.txt"), "not ours").unwrap();
+        let writer = OutputWriter::open(&out).unwrap();
+        for f in [
+            file("a/x/index.html", "X"),
+            file("a/y/deep/index.html", "Y"),
+            file("b/z/index.html", "Z"),
+            file("c/index.html", "C"),
+            file("top.txt", "T2"),
+        ] {
+            writer.stage(&f).unwrap();
+        }
+        let committed = writer.commit().unwrap();
+        assert_eq!(committed.stats.written, 4);
+        assert_eq!(committed.stats.unchanged, 1);
+        for (path, text) in [
+            ("a/x/index.html", "X"),
+            ("a/y/deep/index.html", "Y"),
+            ("b/z/index.html", "Z"),
+            ("c/index.html", "C"),
+            ("top.txt", "T2"),
+            ("a/mine.txt", "not ours"),
+        ] {
+            assert_eq!(fs::read_to_string(out.join(path)).unwrap(), text, "{path}");
+        }
+        assert!(!out.join(STAGING_DIR).exists(), "staging folder removed");
+        assert_eq!(committed.states.len(), 5);
+        for (path, state) in &committed.states {
+            assert_eq!(
+                FileState::of(&out.join(path)),
+                Some(*state),
+                "{path}: the state reported is the file's"
+            );
+        }
     }
 
     #[test]

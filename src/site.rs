@@ -15,7 +15,7 @@ use crate::config::{normalize_base_url, parse_config, SiteConfig, CONFIG_FILE};
 use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location, Severity};
 use crate::graph::link;
-use crate::output::{OutputWriter, WriteStats};
+use crate::output::{Committed, OutputWriter, WriteStats};
 use crate::plan::{content_hash, plan_site, PlanInput, PlannedFile};
 use crate::records::{parse_record_file, RecordFile};
 use crate::render::{read_template_overrides, Renderer, DEFAULT_STATIC};
@@ -371,14 +371,15 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         return Err(fail(d.message, all));
     }
     let file_count = plan.outputs.len() + files.len();
-    let write = match writer {
+    let committed = match writer {
         Some(writer) => writer.commit().map_err(|err| {
             let mut all = diagnostics.clone();
             all.push(Diagnostic::error(err.to_string(), None));
             fail(err.to_string(), all)
         })?,
-        None => WriteStats::default(),
+        None => Committed::default(),
     };
+    let write = committed.stats;
     let summary = cache::CachedSummary {
         authors: graph.authors.len(),
         papers: graph.papers.len(),
@@ -386,7 +387,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         pages: page_count,
         files: file_count,
     };
-    if let Some(root) = &root {
+    if root.is_some() {
         // Record what was written; a cache that cannot be saved only costs time later.
         let outputs = plan
             .outputs
@@ -397,7 +398,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
                 let previous = cache.as_ref().and_then(|c| c.outputs.get(&o.path));
                 let state = match previous {
                     Some(state) if *unchanged => Some(state.file),
-                    _ => cache::FileState::of(&root.join(&o.path)),
+                    _ => committed.states.get(&o.path).copied(),
                 };
                 state.map(|file| {
                     (

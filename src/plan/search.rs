@@ -63,17 +63,29 @@ pub struct SearchIndex {
 }
 
 /// Lowercase words of `text` (letters and digits, at least two characters), as written
-/// and, when different, transliterated to ASCII; each once, in no particular order.
-pub fn terms(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
-    let plain = (!lower.is_ascii()).then(|| deunicode::deunicode(&lower).to_lowercase());
-    let mut words: Vec<&str> = words_of(&lower).collect();
-    if let Some(plain) = &plain {
-        words.extend(words_of(plain));
+/// and, when different, transliterated to ASCII; each once, sorted.
+#[cfg(test)]
+fn terms(text: &str) -> Vec<String> {
+    let mut terms: Vec<String> = weighted(&[(text, 0)])
+        .iter()
+        .map(|(term, _)| term.to_string())
+        .collect();
+    terms.sort_unstable();
+    terms
+}
+
+/// Appends the lowercase of `field` to `text`, then, if that is not ASCII, a space and
+/// its transliteration to lowercase ASCII.
+fn push_searchable(text: &mut String, field: &str) {
+    let start = text.len();
+    if field.is_ascii() {
+        text.extend(field.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        return;
     }
-    words.sort_unstable();
-    words.dedup();
-    words.into_iter().map(str::to_string).collect()
+    text.push_str(&field.to_lowercase());
+    let plain = deunicode::deunicode(&text[start..]).to_lowercase();
+    text.push(' ');
+    text.push_str(&plain);
 }
 
 /// The words of a lowercase text: runs of letters and digits of two characters or more.
@@ -132,7 +144,7 @@ impl Planner<'_> {
         let graph = self.graph;
         let authors = graph.authors.len();
         // (doc, [(term, weight)]) in parallel.
-        let mut doc_terms: Vec<Vec<(String, u32)>> = (0..authors)
+        let mut doc_terms: Vec<DocTerms> = (0..authors)
             .into_par_iter()
             .map(|id| weighted(&[(&self.profiles[id].name, WEIGHT_TITLE)]))
             .collect();
@@ -158,11 +170,8 @@ impl Planner<'_> {
         let mut postings: HashMap<&str, Vec<(u32, u32)>, Xxh3DefaultBuilder> =
             HashMap::with_capacity_and_hasher(1 << 16, Xxh3DefaultBuilder);
         for (doc, list) in doc_terms.iter().enumerate() {
-            for (term, weight) in list {
-                postings
-                    .entry(term)
-                    .or_default()
-                    .push((doc as u32, *weight));
+            for (term, weight) in list.iter() {
+                postings.entry(term).or_default().push((doc as u32, weight));
             }
         }
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
@@ -249,20 +258,58 @@ impl Planner<'_> {
     }
 }
 
-/// Each term of the fields once, with the highest weight it has in them.
-fn weighted(fields: &[(&str, u32)]) -> Vec<(String, u32)> {
-    let mut best: HashMap<String, u32, Xxh3DefaultBuilder> =
-        HashMap::with_hasher(Xxh3DefaultBuilder);
-    for (text, weight) in fields {
-        for term in terms(text) {
-            best.entry(term)
-                .and_modify(|w| *w = (*w).max(*weight))
-                .or_insert(*weight);
-        }
+/// The distinct terms of one document, each with the highest weight it has in the
+/// document's fields. Held as one string and spans into it, so that a document costs a
+/// few allocations rather than one per word.
+#[derive(Debug, Default)]
+pub struct DocTerms {
+    /// The lowercase fields (and their transliterations), one after the other.
+    text: String,
+    /// `(start, end, weight)` of each distinct term in `text`, in no particular order.
+    spans: Vec<(u32, u32, u32)>,
+}
+
+impl DocTerms {
+    /// Each term with its weight, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        self.spans
+            .iter()
+            .map(|&(start, end, weight)| (&self.text[start as usize..end as usize], weight))
     }
-    let mut list: Vec<(String, u32)> = best.into_iter().collect();
-    list.sort_unstable();
-    list
+}
+
+/// Each term of the fields once, with the highest weight it has in them.
+fn weighted(fields: &[(&str, u32)]) -> DocTerms {
+    let mut text = String::with_capacity(fields.iter().map(|(f, _)| f.len() + 1).sum());
+    let mut spans: Vec<(u32, u32, u32)> = Vec::new();
+    for &(field, weight) in fields {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        let start = text.len();
+        push_searchable(&mut text, field);
+        let base = text.as_ptr() as usize;
+        spans.extend(words_of(&text[start..]).map(|word| {
+            let offset = word.as_ptr() as usize - base;
+            (offset as u32, (offset + word.len()) as u32, weight)
+        }));
+    }
+    let term = |&(start, end, _): &(u32, u32, u32)| &text[start as usize..end as usize];
+    // One of each term, with its best weight: sorted by a hash of the term (cheap to
+    // compare), then by the term itself (only equal hashes get there), best weight first.
+    let mut keyed: Vec<(u64, (u32, u32, u32))> = spans
+        .iter()
+        .map(|span| (xxhash_rust::xxh3::xxh3_64(term(span).as_bytes()), *span))
+        .collect();
+    keyed.sort_unstable_by(|(ha, a), (hb, b)| {
+        ha.cmp(hb)
+            .then_with(|| term(a).cmp(term(b)))
+            .then(b.2.cmp(&a.2))
+    });
+    keyed.dedup_by(|(hl, later), (he, earlier)| hl == he && term(later) == term(earlier));
+    spans.clear();
+    spans.extend(keyed.into_iter().map(|(_, span)| span));
+    DocTerms { text, spans }
 }
 
 /// A term with its postings `(doc, weight)`.
@@ -383,13 +430,23 @@ mod tests {
             ("Deep Nets", WEIGHT_TITLE),
             ("deep learning nets", WEIGHT_TEXT),
         ]);
+        let sorted = |terms: DocTerms| {
+            let mut list: Vec<(String, u32)> =
+                terms.iter().map(|(t, w)| (t.to_string(), w)).collect();
+            list.sort();
+            list
+        };
+        let expect = |list: &[(&str, u32)]| -> Vec<(String, u32)> {
+            list.iter().map(|(t, w)| (t.to_string(), *w)).collect()
+        };
         assert_eq!(
-            w,
-            [
-                ("deep".to_string(), 10),
-                ("learning".to_string(), 1),
-                ("nets".to_string(), 10)
-            ]
+            sorted(w),
+            expect(&[("deep", 10), ("learning", 1), ("nets", 10)])
+        );
+        let names = weighted(&[("ŁUKASZ", WEIGHT_TEXT), ("Łukasz Öz", WEIGHT_TITLE)]);
+        assert_eq!(
+            sorted(names),
+            expect(&[("lukasz", 10), ("oz", 10), ("öz", 10), ("łukasz", 10)])
         );
     }
 }
