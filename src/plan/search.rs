@@ -15,11 +15,11 @@
 //! spelling finds it. Weights rank name and title matches first.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::{subject_name, Planner};
 
@@ -74,18 +74,21 @@ fn terms(text: &str) -> Vec<String> {
     terms
 }
 
-/// Appends the lowercase of `field` to `text`, then, if that is not ASCII, a space and
-/// its transliteration to lowercase ASCII.
+/// Appends the lowercase of `field` to `text`, then the transliteration to lowercase
+/// ASCII of each of its words that is not ASCII.
 fn push_searchable(text: &mut String, field: &str) {
-    let start = text.len();
     if field.is_ascii() {
         text.extend(field.bytes().map(|b| char::from(b.to_ascii_lowercase())));
         return;
     }
-    text.push_str(&field.to_lowercase());
-    let plain = deunicode::deunicode(&text[start..]).to_lowercase();
-    text.push(' ');
-    text.push_str(&plain);
+    let lower = field.to_lowercase();
+    text.push_str(&lower);
+    for word in lower.split(|c: char| !c.is_alphanumeric()) {
+        if !word.is_ascii() {
+            text.push(' ');
+            text.push_str(&deunicode::deunicode(word).to_lowercase());
+        }
+    }
 }
 
 /// The words of a lowercase text: runs of letters and digits of two characters or more.
@@ -166,22 +169,16 @@ impl Planner<'_> {
             weighted(&fields)
         }));
 
-        // Postings, and how many papers use each term only through their abstract.
-        let mut postings: HashMap<&str, Vec<(u32, u32)>, Xxh3DefaultBuilder> =
-            HashMap::with_capacity_and_hasher(1 << 16, Xxh3DefaultBuilder);
-        for (doc, list) in doc_terms.iter().enumerate() {
-            for (term, weight) in list.iter() {
-                postings.entry(term).or_default().push((doc as u32, weight));
-            }
-        }
+        let mut terms = postings(&doc_terms);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
-        let mut terms: BTreeMap<&str, Vec<(u32, u32)>> = postings
-            .into_iter()
-            .filter(|(_, list)| list.len() <= common || list.iter().any(|(_, w)| *w > WEIGHT_TEXT))
-            .collect();
-        for list in terms.values_mut() {
-            list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        }
+        // Abstract-only terms in too many papers are like stop words: left out.
+        terms
+            .retain(|(_, list)| list.len() <= common || list.iter().any(|(_, w)| *w > WEIGHT_TEXT));
+        // Best weight first, then by doc (the order they are in).
+        terms
+            .par_iter_mut()
+            .for_each(|(_, list)| list.sort_by_key(|&(_, weight)| std::cmp::Reverse(weight)));
+        terms.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
 
         // Shards by first character, split by one more character while too big.
         let entries: Vec<TermEntry> = terms.iter().map(|(t, l)| (*t, l)).collect();
@@ -265,23 +262,56 @@ impl Planner<'_> {
 pub struct DocTerms {
     /// The lowercase fields (and their transliterations), one after the other.
     text: String,
-    /// `(start, end, weight)` of each distinct term in `text`, in no particular order.
-    spans: Vec<(u32, u32, u32)>,
+    /// Each distinct term: the hash of its text, and where it is in `text`.
+    spans: Vec<TermSpan>,
+}
+
+/// A hasher for keys that are already hashes (the xxh3 of a term): passes them through.
+#[derive(Default)]
+struct PrehashedKey(u64);
+
+impl Hasher for PrehashedKey {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// One term of a document.
+#[derive(Debug, Clone, Copy)]
+struct TermSpan {
+    /// xxh3 of the term's text.
+    hash: u64,
+    start: u32,
+    end: u32,
+    weight: u32,
 }
 
 impl DocTerms {
     /// Each term with its weight, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
-        self.spans
-            .iter()
-            .map(|&(start, end, weight)| (&self.text[start as usize..end as usize], weight))
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        self.spans.iter().map(|span| (self.term(span), span.weight))
+    }
+
+    fn term(&self, span: &TermSpan) -> &str {
+        &self.text[span.start as usize..span.end as usize]
     }
 }
 
 /// Each term of the fields once, with the highest weight it has in them.
 fn weighted(fields: &[(&str, u32)]) -> DocTerms {
     let mut text = String::with_capacity(fields.iter().map(|(f, _)| f.len() + 1).sum());
-    let mut spans: Vec<(u32, u32, u32)> = Vec::new();
+    let mut spans: Vec<TermSpan> = Vec::new();
     for &(field, weight) in fields {
         if !text.is_empty() {
             text.push(' ');
@@ -291,25 +321,54 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
         let base = text.as_ptr() as usize;
         spans.extend(words_of(&text[start..]).map(|word| {
             let offset = word.as_ptr() as usize - base;
-            (offset as u32, (offset + word.len()) as u32, weight)
+            TermSpan {
+                hash: xxhash_rust::xxh3::xxh3_64(word.as_bytes()),
+                start: offset as u32,
+                end: (offset + word.len()) as u32,
+                weight,
+            }
         }));
     }
-    let term = |&(start, end, _): &(u32, u32, u32)| &text[start as usize..end as usize];
-    // One of each term, with its best weight: sorted by a hash of the term (cheap to
-    // compare), then by the term itself (only equal hashes get there), best weight first.
-    let mut keyed: Vec<(u64, (u32, u32, u32))> = spans
-        .iter()
-        .map(|span| (xxhash_rust::xxh3::xxh3_64(term(span).as_bytes()), *span))
-        .collect();
-    keyed.sort_unstable_by(|(ha, a), (hb, b)| {
-        ha.cmp(hb)
+    let term = |span: &TermSpan| &text[span.start as usize..span.end as usize];
+    // One of each term, with its best weight: sorted by hash (cheap to compare), then by
+    // the term itself (only equal hashes get there), best weight first.
+    spans.sort_unstable_by(|a, b| {
+        a.hash
+            .cmp(&b.hash)
             .then_with(|| term(a).cmp(term(b)))
-            .then(b.2.cmp(&a.2))
+            .then(b.weight.cmp(&a.weight))
     });
-    keyed.dedup_by(|(hl, later), (he, earlier)| hl == he && term(later) == term(earlier));
-    spans.clear();
-    spans.extend(keyed.into_iter().map(|(_, span)| span));
+    spans.dedup_by(|later, earlier| later.hash == earlier.hash && term(later) == term(earlier));
     DocTerms { text, spans }
+}
+
+/// Each term of the documents with its postings `(doc, weight)` in doc order, terms in
+/// order of first appearance. Terms are found by the hash each document computed; a
+/// different term with the same hash gets a slot of its own by its text.
+fn postings(doc_terms: &[DocTerms]) -> Vec<(&str, Vec<(u32, u32)>)> {
+    let mut slots: HashMap<u64, usize, BuildHasherDefault<PrehashedKey>> =
+        HashMap::with_capacity_and_hasher(1 << 14, BuildHasherDefault::default());
+    let mut collided: HashMap<&str, usize> = HashMap::new();
+    let mut terms: Vec<(&str, Vec<(u32, u32)>)> = Vec::new();
+    for (doc, list) in doc_terms.iter().enumerate() {
+        for span in &list.spans {
+            let term = list.term(span);
+            let slot = *slots.entry(span.hash).or_insert_with(|| {
+                terms.push((term, Vec::new()));
+                terms.len() - 1
+            });
+            let slot = if terms[slot].0 == term {
+                slot
+            } else {
+                *collided.entry(term).or_insert_with(|| {
+                    terms.push((term, Vec::new()));
+                    terms.len() - 1
+                })
+            };
+            terms[slot].1.push((doc as u32, span.weight));
+        }
+    }
+    terms
 }
 
 /// A term with its postings `(doc, weight)`.
@@ -422,6 +481,27 @@ mod tests {
         assert_eq!(value, json!({"alpha": [1, 10, 23, 1], "be\"ta": [456, 3]}));
         assert_eq!(shard_size(&entries[..1]), shard_bytes(&entries[..1]).len());
         assert_eq!(shard_size(&entries), bytes.len() - 1, "one escaped quote");
+    }
+
+    #[test]
+    fn postings_keep_terms_with_the_same_hash_apart() {
+        let mut one = weighted(&[("alpha beta", WEIGHT_TITLE)]);
+        let mut two = weighted(&[("beta gamma", WEIGHT_TEXT)]);
+        // Pretend every term hashes alike.
+        for span in one.spans.iter_mut().chain(two.spans.iter_mut()) {
+            span.hash = 7;
+        }
+        let docs = [one, two];
+        let mut found = postings(&docs);
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("alpha", vec![(0, WEIGHT_TITLE)]),
+                ("beta", vec![(0, WEIGHT_TITLE), (1, WEIGHT_TEXT)]),
+                ("gamma", vec![(1, WEIGHT_TEXT)]),
+            ]
+        );
     }
 
     #[test]
