@@ -13,6 +13,7 @@
 //! full one. The cache never changes what is built, only how much work it takes.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -173,15 +174,17 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
     text.push('\n');
     let mut outputs: Vec<(&String, &OutputState)> = cache.outputs.iter().collect();
     outputs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    text.reserve(outputs.iter().map(|(path, _)| path.len() + 48).sum());
     for (path, state) in outputs {
         // Output paths are made of slugs: no line breaks.
         if path.contains('\n') {
             continue;
         }
-        text.push_str(&format!(
-            "{:x} {:x} {:x} {path}\n",
+        let _ = writeln!(
+            text,
+            "{:x} {:x} {:x} {path}",
             state.fingerprint, state.file.size, state.file.modified_ns
-        ));
+        );
     }
     write_atomically(path, text.as_bytes())
         .map_err(|err| io::Error::new(err.source.kind(), err.to_string()))
