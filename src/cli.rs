@@ -12,7 +12,8 @@ use crate::live::{
     describe_changes, describe_outcome, notify_browsers, start_preview, watch, ServeSettings,
     WatchSettings,
 };
-use crate::site::{build, BuildOptions};
+use crate::memo::BuildMemo;
+use crate::site::{build, build_with, BuildOptions};
 
 /// Exit code: success (warnings allowed).
 pub const EXIT_OK: u8 = 0;
@@ -146,7 +147,8 @@ fn run_build(args: BuildArgs) -> u8 {
         force: args.force,
     };
     let quiet = args.quiet;
-    let build_once = |options: &BuildOptions| match build(options) {
+    let build_once = |options: &BuildOptions, memo: &mut BuildMemo| match build_with(options, memo)
+    {
         Ok(report) => {
             print_diagnostics(&report.diagnostics, quiet);
             if !quiet {
@@ -164,7 +166,7 @@ fn run_build(args: BuildArgs) -> u8 {
         }
     };
     if !args.watch {
-        return build_once(&options);
+        return build_once(&options, &mut BuildMemo::default());
     }
     let settings = WatchSettings {
         poll: args.poll.then_some(POLL_INTERVAL),
@@ -179,8 +181,8 @@ fn run_build(args: BuildArgs) -> u8 {
         &rebuild_options,
         &settings,
         &AtomicBool::new(false),
-        || {
-            build_once(&options);
+        |memo| {
+            build_once(&options, memo);
             eprintln!("Watching {} for changes (Ctrl-C to stop)", root.display());
         },
         |changes, outcome| {
@@ -232,8 +234,8 @@ fn run_serve(args: ServeArgs) -> u8 {
         &preview.options,
         &settings.watch,
         &AtomicBool::new(false),
-        || {
-            let first = build(&preview.options);
+        |memo| {
+            let first = build_with(&preview.options, memo);
             match &first {
                 Ok(report) => {
                     print_diagnostics(&report.diagnostics, false);

@@ -150,10 +150,10 @@ struct Copy {
 /// Choices when copies of a paper differ: the title and source of the first copy in
 /// file path order; the longest abstract (ties: first copy); the most frequent subject
 /// (ties: first copy).
-pub fn link(files: &[RecordFile]) -> SiteGraph {
+pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
     let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path));
-    let files: Vec<&RecordFile> = order.iter().map(|&i| &files[i]).collect();
+    order.sort_by(|&a, &b| files[a].borrow().path.cmp(&files[b].borrow().path));
+    let files: Vec<&RecordFile> = order.iter().map(|&i| files[i].borrow()).collect();
     let mut diagnostics = Vec::new();
 
     // Authors: one per distinct name key, in order of first file.

@@ -10,7 +10,8 @@
 //!
 //! [`site`] runs the pipeline for `build` and `check`; [`config`] and [`content`] read
 //! the site configuration, author bios and extra pages; [`cache`] lets a build render
-//! only what changed. [`watch`], [`serve`] and [`live`] make up `serve` and
+//! only what changed, and [`memo`] lets a long-running process reuse its last build's
+//! work. [`watch`], [`serve`] and [`live`] make up `serve` and
 //! `build --watch`; [`cli`] parses the command line and calls in.
 
 pub mod cache;
@@ -23,6 +24,7 @@ pub mod diagnostics;
 pub mod graph;
 pub mod init;
 pub mod live;
+pub mod memo;
 pub mod normalize;
 pub mod output;
 pub mod plan;

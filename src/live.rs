@@ -12,8 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::cache::CACHE_DIR;
+use crate::memo::BuildMemo;
 use crate::serve::{start_server, LiveReload, ReloadMessage, ServeOptions, ServerHandle};
-use crate::site::{build, BuildFailure, BuildOptions, BuildReport};
+use crate::site::{build_with, BuildFailure, BuildOptions, BuildReport};
 use crate::watch::{Change, ChangeKind, SiteWatcher, WatchOptions};
 
 /// How a watch loop watches.
@@ -84,7 +85,7 @@ pub fn watch(
     options: &BuildOptions,
     settings: &WatchSettings,
     stop: &AtomicBool,
-    on_ready: impl FnOnce(),
+    on_ready: impl FnOnce(&mut BuildMemo),
     mut on_rebuild: impl FnMut(&[Change], &Result<BuildReport, BuildFailure>),
 ) -> Result<(), String> {
     let root = std::fs::canonicalize(&options.root).unwrap_or_else(|_| options.root.clone());
@@ -98,7 +99,8 @@ pub fn watch(
         settle: settings.settle,
     })
     .map_err(|err| format!("cannot watch {}: {err}", root.display()))?;
-    on_ready();
+    let mut memo = BuildMemo::default();
+    on_ready(&mut memo);
     while !stop.load(Ordering::Relaxed) {
         let Some(changes) = watcher.next_batch(Duration::from_millis(200)) else {
             continue;
@@ -106,7 +108,7 @@ pub fn watch(
         if changes.is_empty() {
             continue;
         }
-        let outcome = build(options);
+        let outcome = build_with(options, &mut memo);
         on_rebuild(&changes, &outcome);
     }
     Ok(())

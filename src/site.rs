@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -15,6 +16,7 @@ use crate::config::{normalize_base_url, parse_config, SiteConfig, CONFIG_FILE};
 use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location, Severity};
 use crate::graph::link;
+use crate::memo::{BuildMemo, Reuse};
 use crate::output::{Committed, OutputWriter, WriteStats};
 use crate::plan::{content_hash, plan_site, PlanInput, PlannedFile};
 use crate::records::{parse_record_file, RecordFile};
@@ -148,7 +150,7 @@ pub struct SiteInput {
     /// Configuration.
     pub config: SiteConfig,
     /// Parsed record files (the readable ones).
-    pub records: Vec<RecordFile>,
+    pub records: Vec<Arc<RecordFile>>,
     /// Author bios.
     pub bios: Vec<Bio>,
     /// Extra pages.
@@ -184,6 +186,22 @@ impl SiteInput {
 /// Runs the whole pipeline. On success the output folder holds the new site; on failure
 /// nothing was written.
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
+    build_with(options, &mut BuildMemo::default())
+}
+
+/// [`build`], reusing what the previous build in this process left in `memo` (and
+/// leaving this build's work there for the next). The output is the same with or
+/// without a memo.
+pub fn build_with(
+    options: &BuildOptions,
+    memo: &mut BuildMemo,
+) -> Result<BuildReport, BuildFailure> {
+    let result = run_build(options, memo);
+    memo.finish_build();
+    result
+}
+
+fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport, BuildFailure> {
     let started = Instant::now();
     let output = options.output_dir();
     let fail = |reason: String, diagnostics: Vec<Diagnostic>| BuildFailure {
@@ -192,7 +210,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
     };
 
     let timings = Timings::from_env();
-    let mut input = read_site(&options.root).map_err(|d| fail(d.message.clone(), vec![d]))?;
+    let mut input =
+        read_site(&options.root, &memo.records).map_err(|d| fail(d.message.clone(), vec![d]))?;
     timings.mark("read and parse");
     if let Some(url) = &options.base_url {
         if !(url.starts_with("https://") || url.starts_with("http://")) {
@@ -219,7 +238,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
     ));
     let cache_path = cache::cache_file(&options.root, &output);
     let cache = if options.write && !options.force {
-        cache::load(&cache_path)
+        match memo.cache.take() {
+            Some((path, cache)) if path == cache_path => Some(cache),
+            _ => cache::load(&cache_path),
+        }
     } else {
         None
     };
@@ -228,6 +250,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
             let diagnostics = sorted_and_strict(options.strict, cache.diagnostics.clone())?;
             timings.mark("unchanged");
             let summary = cache.summary;
+            memo.cache = Some((cache_path, cache.clone()));
             return Ok(BuildReport {
                 authors: summary.authors,
                 papers: summary.papers,
@@ -269,6 +292,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
         config: &input.config,
         bios: &input.bios,
         pages: &input.pages,
+        memo: &memo.plan,
     });
     diagnostics.extend(plan.diagnostics.iter().cloned());
     timings.mark("plan");
@@ -418,14 +442,15 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
             diagnostics: diagnostics.clone(),
             outputs,
         };
-        if let Err(err) = cache::save(&cache_path, &new_cache) {
-            diagnostics.push(Diagnostic::warning(
+        match cache::save(&cache_path, &new_cache) {
+            Ok(()) => memo.cache = Some((cache_path, new_cache)),
+            Err(err) => diagnostics.push(Diagnostic::warning(
                 format!(
                     "cannot save the build cache {}: {err}",
                     cache_path.display()
                 ),
                 None,
-            ));
+            )),
         }
     }
     timings.mark("write");
@@ -560,7 +585,7 @@ fn check_output_location(root: &Path, output: &Path) -> Result<(), Diagnostic> {
 
 /// Reads everything under a site root: configuration (fatal if broken), record files,
 /// bios, pages, template overrides and static files.
-pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
+pub fn read_site(root: &Path, parsed: &Reuse<ParsedRecordFile>) -> Result<SiteInput, Diagnostic> {
     let mut input = SiteInput::default();
     let config_path = root.join(CONFIG_FILE);
     match fs::read(&config_path) {
@@ -582,7 +607,7 @@ pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
         }
     }
 
-    let (records, mut diagnostics, mut hashes) = read_records(root);
+    let (records, mut diagnostics, mut hashes) = read_records(root, parsed);
     input.records = records;
     input.diagnostics.append(&mut diagnostics);
     input.file_hashes.append(&mut hashes);
@@ -628,9 +653,22 @@ pub fn read_site(root: &Path) -> Result<SiteInput, Diagnostic> {
     Ok(input)
 }
 
+/// A record file as parsed, with the diagnostics parsing it gave.
+#[derive(Debug)]
+pub struct ParsedRecordFile {
+    /// The file, unless nothing in it was readable.
+    pub file: Option<Arc<RecordFile>>,
+    /// What was wrong in it.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The records of the site, their diagnostics, and each file's path and hash.
+type ReadRecords = (Vec<Arc<RecordFile>>, Vec<Diagnostic>, Vec<(String, u64)>);
+
 /// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
 /// path. Also returns each file's path (relative to the root) and the hash of its bytes.
-pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>, Vec<(String, u64)>) {
+/// A file `parsed` holds with the same path and bytes is not parsed again.
+pub fn read_records(root: &Path, parsed: &Reuse<ParsedRecordFile>) -> ReadRecords {
     let dir = root.join(RECORDS_DIR);
     let mut diagnostics = Vec::new();
     let mut paths = Vec::new();
@@ -662,16 +700,28 @@ pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>, Vec<(Stri
             )),
         }
     }
-    type Parsed = (Option<RecordFile>, Vec<Diagnostic>, Option<(String, u64)>);
-    let parsed: Vec<Parsed> = paths
+    type Parsed = (
+        Option<Arc<ParsedRecordFile>>,
+        Vec<Diagnostic>,
+        Option<(String, u64)>,
+    );
+    let results: Vec<Parsed> = paths
         .par_iter()
         .map(|path| {
             let display = path.strip_prefix(root).unwrap_or(path);
             match fs::read(path) {
                 Ok(bytes) => {
-                    let hash = (display.to_string_lossy().into_owned(), content_hash(&bytes));
-                    let (file, diagnostics) = parse_record_file(display, &bytes);
-                    (file, diagnostics, Some(hash))
+                    let shown = display.to_string_lossy().into_owned();
+                    let hash = content_hash(&bytes);
+                    let key = content_hash(format!("{shown}\0{hash:016x}").as_bytes());
+                    let file = parsed.get_or(key, || {
+                        let (file, diagnostics) = parse_record_file(display, &bytes);
+                        ParsedRecordFile {
+                            file: file.map(Arc::new),
+                            diagnostics,
+                        }
+                    });
+                    (Some(file), Vec::new(), Some((shown, hash)))
                 }
                 Err(err) => (
                     None,
@@ -686,8 +736,11 @@ pub fn read_records(root: &Path) -> (Vec<RecordFile>, Vec<Diagnostic>, Vec<(Stri
         .collect();
     let mut files = Vec::with_capacity(parsed.len());
     let mut hashes = Vec::with_capacity(parsed.len());
-    for (file, mut diags, hash) in parsed {
-        files.extend(file);
+    for (file, mut diags, hash) in results {
+        if let Some(file) = file {
+            files.extend(file.file.clone());
+            diagnostics.extend(file.diagnostics.iter().cloned());
+        }
         diagnostics.append(&mut diags);
         hashes.extend(hash);
     }

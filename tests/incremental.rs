@@ -12,6 +12,8 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use common::{record_file, tree, Site};
+use profilegen::memo::BuildMemo;
+use profilegen::site::{build_with, BuildOptions};
 use proptest::prelude::*;
 
 const AUTHORS: [&str; 6] = [
@@ -215,6 +217,48 @@ proptest! {
             let _ = fs::remove_dir_all(&clean);
             let (clean_code, clean_err) = build(&site, &["build", "--force", "--output", "clean"]);
             prop_assert_eq!(code, clean_code, "{:?}\n{}\n{}", change, err, clean_err);
+            let incremental = tree(&site.public());
+            let reference = tree(&clean);
+            let paths = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+            prop_assert_eq!(paths(&incremental), paths(&reference), "after {:?}", change);
+            for ((path, a), (_, b)) in incremental.iter().zip(&reference) {
+                prop_assert!(a == b, "{} differs after {:?}", path, change);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// What `build --watch` and `serve` do: many builds in one process, each reusing the
+    /// last one's parsed files, TeX conversions, search terms and cache. The output must
+    /// still equal a clean build after every change.
+    #[test]
+    fn builds_reusing_a_memo_equal_a_clean_build(changes in proptest::collection::vec(change(), 1..7)) {
+        let site = Site::new();
+        site.file("profilegen.yaml", "title: Lab\n");
+        site.file("content/records/f0.txt", records(0, 0b11_1111_1111));
+        site.file("content/records/f1.txt", records(3, 0b00_0000_0111));
+        let options = BuildOptions::new(site.root());
+        let mut memo = BuildMemo::default();
+        prop_assert!(build_with(&options, &mut memo).is_ok());
+        prop_assert_eq!(memo.records.len(), 2, "both record files are kept for reuse");
+        for change in &changes {
+            apply(&site, change);
+            let reused = build_with(&options, &mut memo);
+            let clean = site.root().join("clean");
+            let _ = fs::remove_dir_all(&clean);
+            let clean_options = BuildOptions {
+                output: Some(clean.clone()),
+                force: true,
+                ..BuildOptions::new(site.root())
+            };
+            let reference_result = profilegen::site::build(&clean_options);
+            prop_assert_eq!(reused.is_ok(), reference_result.is_ok(), "after {:?}", change);
+            if let (Ok(a), Ok(b)) = (&reused, &reference_result) {
+                prop_assert_eq!(&a.diagnostics, &b.diagnostics, "after {:?}", change);
+            }
             let incremental = tree(&site.public());
             let reference = tree(&clean);
             let paths = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();

@@ -6,6 +6,7 @@
 //! a later stage can therefore skip pages whose context did not change.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -14,6 +15,7 @@ use crate::config::{AuthorDetails, SiteConfig};
 use crate::content::{is_orcid, is_safe_url, is_web_url, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
+use crate::memo::Reuse;
 use crate::normalize::name_key;
 use crate::slug::subject_segment;
 use crate::taxonomy::{category_group, category_name};
@@ -697,6 +699,24 @@ pub struct PlanInput<'a> {
     pub bios: &'a [Bio],
     /// Extra pages.
     pub pages: &'a [ExtraPage],
+    /// Work the previous build in this process left to reuse.
+    pub memo: &'a PlanMemo,
+}
+
+/// Work a plan can reuse from the previous build in the same process (see
+/// [`crate::memo`]): TeX conversions of titles and abstracts, and search terms.
+#[derive(Default)]
+pub struct PlanMemo {
+    texts: Reuse<PaperText>,
+    search_terms: Reuse<search::DocTerms>,
+}
+
+impl PlanMemo {
+    /// Ends a build: see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.texts.finish_build();
+        self.search_terms.finish_build();
+    }
 }
 
 /// Plans the whole site.
@@ -726,7 +746,7 @@ struct Planner<'a> {
     /// Every paper, newest first (then by slug).
     newest: Vec<PaperId>,
     /// Title and abstract of each paper as HTML and as clean text, by paper id.
-    paper_texts: Vec<PaperText>,
+    paper_texts: Vec<Arc<PaperText>>,
     /// Display names of each paper's authors, by paper id.
     paper_author_names: Vec<Vec<String>>,
     /// Citation key of each paper, by paper id.
@@ -735,6 +755,8 @@ struct Planner<'a> {
     brief_citations: Vec<std::sync::OnceLock<exports::BriefCitation>>,
     /// The search index, made on first use.
     search: std::sync::OnceLock<search::SearchIndex>,
+    /// Work to reuse from the previous build.
+    memo: &'a PlanMemo,
 }
 
 /// A paper's title and abstract after TeX conversion.
@@ -748,33 +770,60 @@ struct PaperText {
     abstract_html: Vec<String>,
     /// Abstract as clean text.
     abstract_text: Option<String>,
+    /// What could not be converted (shown as its source text).
+    warnings: Vec<String>,
 }
 
-/// Converts each paper's title and abstract (in parallel), reporting TeX that could not
-/// be read with the record it comes from.
-fn convert_texts(graph: &SiteGraph) -> (Vec<PaperText>, Vec<Diagnostic>) {
+/// Converts a title and an abstract.
+fn convert_text(title: &str, abstract_text: Option<&str>) -> PaperText {
+    let mut warnings = Vec::new();
+    let title = render_tex(title);
+    warnings.extend(title.warnings);
+    let mut abstract_html = Vec::new();
+    let mut paragraphs = Vec::new();
+    for paragraph in abstract_text.iter().flat_map(|a| a.split("\n\n")) {
+        let rendered = render_tex(paragraph);
+        abstract_html.push(rendered.html);
+        paragraphs.push(rendered.text);
+        warnings.extend(rendered.warnings);
+    }
+    warnings.sort();
+    warnings.dedup();
+    PaperText {
+        title_html: title.html,
+        title_text: title.text,
+        abstract_html,
+        abstract_text: (!paragraphs.is_empty()).then(|| paragraphs.join("\n\n")),
+        warnings,
+    }
+}
+
+/// Converts each paper's title and abstract (in parallel, reusing conversions of the
+/// same texts from `memo`), reporting TeX that could not be read with the record it
+/// comes from.
+fn convert_texts(
+    graph: &SiteGraph,
+    memo: &Reuse<PaperText>,
+) -> (Vec<Arc<PaperText>>, Vec<Diagnostic>) {
     use rayon::prelude::*;
-    let converted: Vec<(PaperText, Vec<Diagnostic>)> = graph
+    let converted: Vec<(Arc<PaperText>, Vec<Diagnostic>)> = graph
         .papers
         .par_iter()
         .map(|paper| {
-            let mut warnings = Vec::new();
-            let title = render_tex(&paper.title);
-            warnings.extend(title.warnings);
-            let mut abstract_html = Vec::new();
-            let mut abstract_text = Vec::new();
-            for paragraph in paper.abstract_text.iter().flat_map(|a| a.split("\n\n")) {
-                let rendered = render_tex(paragraph);
-                abstract_html.push(rendered.html);
-                abstract_text.push(rendered.text);
-                warnings.extend(rendered.warnings);
+            let mut key = xxhash_rust::xxh3::Xxh3::new();
+            key.update(&(paper.title.len() as u64).to_le_bytes());
+            key.update(paper.title.as_bytes());
+            key.update(&[u8::from(paper.abstract_text.is_some())]);
+            if let Some(text) = &paper.abstract_text {
+                key.update(text.as_bytes());
             }
-            warnings.sort();
-            warnings.dedup();
+            let abstract_text = paper.abstract_text.as_deref();
+            let text = memo.get_or(key.digest(), || convert_text(&paper.title, abstract_text));
             let at = &paper.occurrences[0];
             let record_line = format!("{}{}", paper.source, paper.year);
-            let diagnostics = warnings
-                .into_iter()
+            let diagnostics = text
+                .warnings
+                .iter()
                 .map(|warning| {
                     Diagnostic::warning(
                         format!("TeX in `{}`: {warning}", paper.title),
@@ -789,12 +838,6 @@ fn convert_texts(graph: &SiteGraph) -> (Vec<PaperText>, Vec<Diagnostic>) {
                     .with_note("the fragment is shown as its source text")
                 })
                 .collect();
-            let text = PaperText {
-                title_html: title.html,
-                title_text: title.text,
-                abstract_html,
-                abstract_text: (!abstract_text.is_empty()).then(|| abstract_text.join("\n\n")),
-            };
             (text, diagnostics)
         })
         .collect();
@@ -908,7 +951,7 @@ impl<'a> Planner<'a> {
                     .then_with(|| pa.slug.cmp(&pb.slug))
             });
         }
-        let (paper_texts, mut tex_diagnostics) = convert_texts(graph);
+        let (paper_texts, mut tex_diagnostics) = convert_texts(graph, &input.memo.texts);
         diagnostics.append(&mut tex_diagnostics);
         let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
         newest.sort_by(|&a, &b| {
@@ -970,6 +1013,7 @@ impl<'a> Planner<'a> {
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
             search: std::sync::OnceLock::new(),
+            memo: input.memo,
         }
     }
 

@@ -15,13 +15,15 @@
 //! spelling finds it. Weights rank name and title matches first.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 
 use super::{subject_name, Planner};
+use crate::memo::PassThroughHasher;
 
 /// Documents per `docs-<n>.json` file.
 pub const DOCS_PER_CHUNK: usize = 500;
@@ -146,10 +148,14 @@ impl Planner<'_> {
     pub(super) fn build_search_index(&self) -> SearchIndex {
         let graph = self.graph;
         let authors = graph.authors.len();
-        // (doc, [(term, weight)]) in parallel.
-        let mut doc_terms: Vec<DocTerms> = (0..authors)
+        // Each document's terms, in parallel; the previous build's where the fields are
+        // the same.
+        let memo = &self.memo.search_terms;
+        let terms_of =
+            |fields: &[(&str, u32)]| memo.get_or(fields_key(fields), || weighted(fields));
+        let mut doc_terms: Vec<Arc<DocTerms>> = (0..authors)
             .into_par_iter()
-            .map(|id| weighted(&[(&self.profiles[id].name, WEIGHT_TITLE)]))
+            .map(|id| terms_of(&[(&self.profiles[id].name, WEIGHT_TITLE)]))
             .collect();
         doc_terms.par_extend((0..graph.papers.len()).into_par_iter().map(|id| {
             let paper = &graph.papers[id];
@@ -166,7 +172,7 @@ impl Planner<'_> {
             if let Some(abstract_text) = &text.abstract_text {
                 fields.push((abstract_text, WEIGHT_TEXT));
             }
-            weighted(&fields)
+            terms_of(&fields)
         }));
 
         let mut terms = postings(&doc_terms);
@@ -266,26 +272,6 @@ pub struct DocTerms {
     spans: Vec<TermSpan>,
 }
 
-/// A hasher for keys that are already hashes (the xxh3 of a term): passes them through.
-#[derive(Default)]
-struct PrehashedKey(u64);
-
-impl Hasher for PrehashedKey {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
 /// One term of a document.
 #[derive(Debug, Clone, Copy)]
 struct TermSpan {
@@ -306,6 +292,17 @@ impl DocTerms {
     fn term(&self, span: &TermSpan) -> &str {
         &self.text[span.start as usize..span.end as usize]
     }
+}
+
+/// A hash of everything [`weighted`] reads from `fields`.
+fn fields_key(fields: &[(&str, u32)]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for (text, weight) in fields {
+        hasher.update(&(text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+        hasher.update(&weight.to_le_bytes());
+    }
+    hasher.digest()
 }
 
 /// Each term of the fields once, with the highest weight it has in them.
@@ -345,8 +342,8 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
 /// Each term of the documents with its postings `(doc, weight)` in doc order, terms in
 /// order of first appearance. Terms are found by the hash each document computed; a
 /// different term with the same hash gets a slot of its own by its text.
-fn postings(doc_terms: &[DocTerms]) -> Vec<(&str, Vec<(u32, u32)>)> {
-    let mut slots: HashMap<u64, usize, BuildHasherDefault<PrehashedKey>> =
+fn postings(doc_terms: &[Arc<DocTerms>]) -> Vec<(&str, Vec<(u32, u32)>)> {
+    let mut slots: HashMap<u64, usize, BuildHasherDefault<PassThroughHasher>> =
         HashMap::with_capacity_and_hasher(1 << 14, BuildHasherDefault::default());
     let mut collided: HashMap<&str, usize> = HashMap::new();
     let mut terms: Vec<(&str, Vec<(u32, u32)>)> = Vec::new();
@@ -491,7 +488,7 @@ mod tests {
         for span in one.spans.iter_mut().chain(two.spans.iter_mut()) {
             span.hash = 7;
         }
-        let docs = [one, two];
+        let docs = [Arc::new(one), Arc::new(two)];
         let mut found = postings(&docs);
         found.sort();
         assert_eq!(

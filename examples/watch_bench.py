@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Benchmark: how long `profilegen build --watch` takes to regenerate a built site after
+one new record file arrives, as the long-running harvester set-up sees it.
+
+    python3 examples/watch_bench.py [SITE_DIR] [--runs N]
+
+SITE_DIR defaults to target/bench (made by `bash examples/bench.sh`; it holds the
+10,000-paper corpus and `new_author.txt`). The output goes to tmpfs when there is one.
+Each run copies `new_author.txt` into content/records/, waits for the regeneration line,
+then removes the file and waits again. Reports the build time profilegen logs for each
+regeneration (from reading the sources to the last file written) and the wall time from
+the copy to the log line (which adds the watcher's debounce and settle time).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("site", nargs="?", default=str(ROOT / "target" / "bench"))
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    site = Path(args.site).resolve()
+    new_file = site / "new_author.txt"
+    if not new_file.exists():
+        print(f"{new_file} is missing: run `bash examples/bench.sh` first", file=sys.stderr)
+        return 2
+    subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "--bin", "profilegen"], cwd=ROOT, check=True
+    )
+    binary = ROOT / "target" / "release" / "profilegen"
+    out = Path("/dev/shm/profilegen-watch-bench") if os.access("/dev/shm", os.W_OK) else site / "public"
+    shutil.rmtree(out, ignore_errors=True)
+    target = site / "content" / "records" / "zz_watch_new.txt"
+    target.unlink(missing_ok=True)
+
+    proc = subprocess.Popen(
+        [str(binary), "build", "--watch", "--output", str(out)],
+        cwd=site,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    ready = threading.Event()
+    cond = threading.Condition()
+
+    def reader() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            with cond:
+                lines.append(line.rstrip("\n"))
+                cond.notify_all()
+            if line.startswith("Watching"):
+                ready.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    if not ready.wait(120):
+        proc.kill()
+        print("the watcher did not start", file=sys.stderr)
+        return 1
+
+    def wait_for(pattern: str, start: int, timeout: float = 60) -> tuple[str, int]:
+        deadline = time.monotonic() + timeout
+        with cond:
+            while True:
+                for i in range(start, len(lines)):
+                    if pattern in lines[i] and " in " in lines[i]:
+                        return lines[i], i + 1
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(pattern)
+                cond.wait(remaining)
+
+    logged, walls, written = [], [], []
+    seen = len(lines)
+    try:
+        for _ in range(args.runs):
+            started = time.monotonic()
+            shutil.copyfile(new_file, target)
+            line, seen = wait_for("zz_watch_new.txt added", seen)
+            walls.append((time.monotonic() - started) * 1000)
+            logged.append(int(re.search(r"in (\d+) ms", line).group(1)))
+            written.append(int(re.search(r"(\d+) files written", line).group(1)))
+            target.unlink()
+            _, seen = wait_for("zz_watch_new.txt removed", seen)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        target.unlink(missing_ok=True)
+
+    def summary(values: list[float]) -> str:
+        return f"median {statistics.median(values):.0f} ms, min {min(values):.0f}, max {max(values):.0f}"
+
+    print(f"regeneration after one new record file ({args.runs} runs)")
+    print(f"  build time logged:      {summary(logged)}")
+    print(f"  save to log line:       {summary(walls)}")
+    print(f"  files written:          median {statistics.median(written):.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+//! Work one build can hand to the next in the same process (`build --watch`, `serve`).
+//!
+//! A long-running profilegen rebuilds after every batch of changes, and most of what it
+//! parsed and converted last time is still right: a record file whose bytes did not
+//! change parses the same, a title converts to the same MathML, a paper's search terms
+//! are the same. [`Reuse`] keeps such results keyed by a hash of *everything* the work
+//! read, so reusing one can never change what is built: a build with a memo writes the
+//! same bytes as one without. Only what the latest build used is kept, so memory does
+//! not grow as files come and go.
+//!
+//! A one-off `profilegen build` starts with an empty memo and behaves as before.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::sync::{Arc, Mutex};
+
+use crate::cache::BuildCache;
+use crate::plan::PlanMemo;
+use crate::site::ParsedRecordFile;
+
+/// Results of one kind of work, by a hash of the work's whole input.
+pub struct Reuse<T> {
+    /// What the previous build made or reused.
+    previous: HashMap<u64, Arc<T>, BuildHasherDefault<PassThroughHasher>>,
+    /// What this build made or reused so far.
+    current: Mutex<HashMap<u64, Arc<T>, BuildHasherDefault<PassThroughHasher>>>,
+}
+
+impl<T> Default for Reuse<T> {
+    fn default() -> Self {
+        Reuse {
+            previous: HashMap::default(),
+            current: Mutex::new(HashMap::default()),
+        }
+    }
+}
+
+impl<T> Reuse<T> {
+    /// The result for `key`: the previous build's if it has one, else `make()`'s.
+    /// `key` must be a hash of everything `make` reads. Safe to call from many threads.
+    pub fn get_or(&self, key: u64, make: impl FnOnce() -> T) -> Arc<T> {
+        let value = match self.previous.get(&key) {
+            Some(found) => Arc::clone(found),
+            None => Arc::new(make()),
+        };
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::clone(&value));
+        value
+    }
+
+    /// Ends a build: what it used is what the next one may reuse; the rest is dropped.
+    /// A build that stopped before this kind of work keeps the previous results.
+    pub fn finish_build(&mut self) {
+        let current = std::mem::take(self.current.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if !current.is_empty() {
+            self.previous = current;
+        }
+    }
+
+    /// How many results the next build may reuse.
+    pub fn len(&self) -> usize {
+        self.previous.len()
+    }
+
+    /// Whether there is nothing to reuse.
+    pub fn is_empty(&self) -> bool {
+        self.previous.is_empty()
+    }
+}
+
+/// A hasher for keys that are hashes already: passes a `u64` through.
+#[derive(Default)]
+pub struct PassThroughHasher(u64);
+
+impl std::hash::Hasher for PassThroughHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Everything one build hands to the next in the same process.
+#[derive(Default)]
+pub struct BuildMemo {
+    /// Parsed record files, by path and bytes.
+    pub records: Reuse<ParsedRecordFile>,
+    /// TeX conversions and search terms.
+    pub plan: PlanMemo,
+    /// The build cache as the last build saved it, with the file it was saved to: no
+    /// need to read it back.
+    pub cache: Option<(std::path::PathBuf, BuildCache)>,
+}
+
+impl BuildMemo {
+    /// Ends a build (successful or not): see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.records.finish_build();
+        self.plan.finish_build();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn reuses_what_the_previous_build_used_and_forgets_the_rest() {
+        let made = AtomicUsize::new(0);
+        let make = |text: &str| {
+            made.fetch_add(1, Ordering::Relaxed);
+            text.to_uppercase()
+        };
+        let mut reuse: Reuse<String> = Reuse::default();
+        assert_eq!(*reuse.get_or(1, || make("a")), "A");
+        assert_eq!(*reuse.get_or(2, || make("b")), "B");
+        assert_eq!(made.load(Ordering::Relaxed), 2);
+        reuse.finish_build();
+        assert_eq!(reuse.len(), 2);
+
+        // Second build: 1 is reused, 3 is new, 2 is not used.
+        assert_eq!(*reuse.get_or(1, || make("changed")), "A");
+        assert_eq!(*reuse.get_or(3, || make("c")), "C");
+        assert_eq!(made.load(Ordering::Relaxed), 3);
+        reuse.finish_build();
+        assert_eq!(reuse.len(), 2, "2 was dropped");
+        assert_eq!(*reuse.get_or(2, || make("b again")), "B AGAIN");
+
+        // A build that used nothing of this kind keeps what there was.
+        let mut other: Reuse<String> = Reuse::default();
+        other.get_or(9, || "x".into());
+        other.finish_build();
+        other.finish_build();
+        assert_eq!(other.len(), 1);
+    }
+}
