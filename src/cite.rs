@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::{Map, Value};
 
 /// What a citation needs to know about one paper. Strings are as in the record files.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Hash)]
 pub struct CitationInput<'a> {
     /// Citation key, as made by [`citation_keys`]. Characters other than ASCII letters,
     /// digits and `- _ : . / +` are dropped from it in the outputs.

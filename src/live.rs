@@ -99,7 +99,7 @@ pub fn watch(
         settle: settings.settle,
     })
     .map_err(|err| format!("cannot watch {}: {err}", root.display()))?;
-    let mut memo = BuildMemo::default();
+    let mut memo = BuildMemo::long_running();
     on_ready(&mut memo);
     while !stop.load(Ordering::Relaxed) {
         let Some(changes) = watcher.next_batch(Duration::from_millis(200)) else {

@@ -99,14 +99,41 @@ pub struct BuildMemo {
     pub plan: PlanMemo,
     /// The build cache as the last build saved it, with the file it was saved to: no
     /// need to read it back.
-    pub cache: Option<(std::path::PathBuf, BuildCache)>,
+    pub cache: Option<(std::path::PathBuf, Arc<BuildCache>)>,
+    /// Save the build cache on another thread, so that a rebuild is done as soon as its
+    /// output is written (for long-running processes; the next build waits for it).
+    pub save_in_background: bool,
+    /// The cache save still under way, if any: its error message, if it failed.
+    pub pending_save: Option<std::thread::JoinHandle<Result<(), String>>>,
 }
 
 impl BuildMemo {
+    /// A memo for a long-running process: the cache is saved in the background.
+    pub fn long_running() -> BuildMemo {
+        let mut memo = BuildMemo::default();
+        memo.save_in_background = true;
+        memo
+    }
+
+    /// Waits for the cache save under way, if any; its error message if it failed.
+    pub fn wait_for_save(&mut self) -> Option<String> {
+        let handle = self.pending_save.take()?;
+        match handle.join() {
+            Ok(result) => result.err(),
+            Err(_) => Some("saving the build cache failed".to_string()),
+        }
+    }
+
     /// Ends a build (successful or not): see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.records.finish_build();
         self.plan.finish_build();
+    }
+}
+
+impl Drop for BuildMemo {
+    fn drop(&mut self) {
+        self.wait_for_save();
     }
 }
 

@@ -210,8 +210,12 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     };
 
     let timings = Timings::from_env();
+    let save_failure = memo.wait_for_save();
     let mut input =
         read_site(&options.root, &memo.records).map_err(|d| fail(d.message.clone(), vec![d]))?;
+    input
+        .diagnostics
+        .extend(save_failure.map(|message| Diagnostic::warning(message, None)));
     timings.mark("read and parse");
     if let Some(url) = &options.base_url {
         if !(url.starts_with("https://") || url.starts_with("http://")) {
@@ -237,10 +241,17 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         crate::render::default_theme_hash()
     ));
     let cache_path = cache::cache_file(&options.root, &output);
+    // A cache this process saved is trusted to describe the output folder (so long as
+    // the folder's manifest is still there): files changed by hand while a long-running
+    // build runs are repaired by the next one-off build, which checks every file.
+    let mut trusted = false;
     let cache = if options.write && !options.force {
         match memo.cache.take() {
-            Some((path, cache)) if path == cache_path => Some(cache),
-            _ => cache::load(&cache_path),
+            Some((path, cache)) if path == cache_path => {
+                trusted = output.join(crate::output::MANIFEST).is_file();
+                Some(cache)
+            }
+            _ => cache::load(&cache_path).map(Arc::new),
         }
     } else {
         None
@@ -250,7 +261,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             let diagnostics = sorted_and_strict(options.strict, cache.diagnostics.clone())?;
             timings.mark("unchanged");
             let summary = cache.summary;
-            memo.cache = Some((cache_path, cache.clone()));
+            memo.cache = Some((cache_path, Arc::clone(cache)));
             return Ok(BuildReport {
                 authors: summary.authors,
                 papers: summary.papers,
@@ -268,6 +279,13 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             });
         }
     }
+
+    // Which outputs are still as the last build left them: checked on another thread
+    // while the sources are linked and planned.
+    let intact_check = cache.as_ref().filter(|_| !trusted).map(|cache| {
+        let (cache, output) = (Arc::clone(cache), output.clone());
+        std::thread::spawn(move || intact_outputs(&output, &cache))
+    });
 
     let mut diagnostics = std::mem::take(&mut input.diagnostics);
     if input.records.iter().all(|f| f.records.is_empty()) {
@@ -361,16 +379,19 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     // they are; only the others are rendered.
     let fingerprints = plan.fingerprints(&renderer.template_hashes());
     let root = writer.as_ref().map(|w| w.root().to_path_buf());
+    let intact: Option<HashSet<String>> =
+        intact_check.map(|check| check.join().unwrap_or_default());
     let unchanged: Vec<bool> = match (&cache, &root) {
-        (Some(cache), Some(root)) => plan
+        (Some(cache), Some(_)) => plan
             .outputs
             .par_iter()
             .zip(&fingerprints)
             .map(|(o, fingerprint)| {
-                cache.outputs.get(&o.path).is_some_and(|state| {
-                    state.fingerprint == *fingerprint
-                        && cache::FileState::of(&root.join(&o.path)) == Some(state.file)
-                })
+                cache
+                    .outputs
+                    .get(&o.path)
+                    .is_some_and(|state| state.fingerprint == *fingerprint)
+                    && intact.as_ref().is_none_or(|set| set.contains(o.path.as_str()))
             })
             .collect(),
         _ => vec![false; plan.outputs.len()],
@@ -442,15 +463,23 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             diagnostics: diagnostics.clone(),
             outputs,
         };
-        match cache::save(&cache_path, &new_cache) {
-            Ok(()) => memo.cache = Some((cache_path, new_cache)),
-            Err(err) => diagnostics.push(Diagnostic::warning(
-                format!(
-                    "cannot save the build cache {}: {err}",
-                    cache_path.display()
-                ),
-                None,
-            )),
+        let new_cache = Arc::new(new_cache);
+        let save = {
+            let (path, cache) = (cache_path.clone(), Arc::clone(&new_cache));
+            move || {
+                cache::save(&path, &cache).map_err(|err| {
+                    format!("cannot save the build cache {}: {err}", path.display())
+                })
+            }
+        };
+        if memo.save_in_background {
+            memo.pending_save = Some(std::thread::spawn(save));
+            memo.cache = Some((cache_path, new_cache));
+        } else {
+            match save() {
+                Ok(()) => memo.cache = Some((cache_path, new_cache)),
+                Err(message) => diagnostics.push(Diagnostic::warning(message, None)),
+            }
         }
     }
     timings.mark("write");
@@ -465,6 +494,17 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         duration: started.elapsed(),
         output,
     })
+}
+
+/// The outputs the cache lists whose file is still as the last build left it.
+fn intact_outputs(output: &Path, cache: &cache::BuildCache) -> HashSet<String> {
+    let root = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
+    cache
+        .outputs
+        .iter()
+        .filter(|(path, state)| cache::FileState::of(&root.join(path)) == Some(state.file))
+        .map(|(path, _)| path.clone())
+        .collect()
 }
 
 /// Whether every output file the cache lists is still as the last build left it, and

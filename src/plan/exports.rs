@@ -3,14 +3,14 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{CitationFormat, Planner};
+use super::{memo_key, CitationFormat, Planner};
 use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
 use crate::graph::{AuthorId, PaperId};
 
 impl Planner<'_> {
     /// `/data/authors.json`: `[{id, name, url, papers: [paper ids]}]`.
     pub(super) fn authors_json(&self) -> Vec<u8> {
-        #[derive(Serialize)]
+        #[derive(Serialize, Hash)]
         struct AuthorJson<'a> {
             id: &'a str,
             name: &'a str,
@@ -33,13 +33,17 @@ impl Planner<'_> {
                     .collect(),
             })
             .collect();
-        json_array_bytes(&list)
+        json_array_bytes(&list, |item| {
+            self.memo
+                .data_items
+                .get_or(memo_key("authors.json", item), || pretty_json(item))
+        })
     }
 
     /// `/data/papers.json`: `[{id, title, year, source, subjects, abstract, authors, url}]`,
     /// texts as in the record files.
     pub(super) fn papers_json(&self) -> Vec<u8> {
-        #[derive(Serialize)]
+        #[derive(Serialize, Hash)]
         struct PaperJson<'a> {
             id: &'a str,
             title: &'a str,
@@ -71,7 +75,11 @@ impl Planner<'_> {
                 url: self.public_url(&self.paper_paths[id]),
             })
             .collect();
-        json_array_bytes(&list)
+        json_array_bytes(&list, |item| {
+            self.memo
+                .data_items
+                .get_or(memo_key("papers.json", item), || pretty_json(item))
+        })
     }
 
     /// What a citation of paper `id` needs.
@@ -98,17 +106,20 @@ impl Planner<'_> {
 
     /// A paper's citation without its abstract, in every format: computed once and shared
     /// by the paper page's "Cite" block and the publication lists of all its authors.
+    /// Reused from the previous build in this process when the input is the same.
     fn brief_citation(&self, id: PaperId) -> &BriefCitation {
         self.brief_citations[id].get_or_init(|| {
             let input = CitationInput {
                 abstract_text: None,
                 ..self.citation_input(id)
             };
-            BriefCitation {
-                bibtex: bibtex_entry(&input),
-                ris: ris_entry(&input),
-                csl: csl_item(&input),
-            }
+            self.memo
+                .citations
+                .get_or(memo_key("brief citation", &input), || BriefCitation {
+                    bibtex: bibtex_entry(&input),
+                    ris: ris_entry(&input),
+                    csl: csl_item(&input),
+                })
         })
     }
 
@@ -169,19 +180,26 @@ fn join_entries<'e>(entries: impl Iterator<Item = &'e str>) -> Vec<u8> {
     out
 }
 
-/// Pretty JSON of an array with a final newline, the same bytes as [`json_bytes`], its
-/// items serialized in parallel (the site's data files run to megabytes).
-fn json_array_bytes<T: Serialize + Sync>(items: &[T]) -> Vec<u8> {
+/// Pretty JSON of one value.
+fn pretty_json<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec_pretty(value).unwrap_or_default()
+}
+
+/// Pretty JSON of an array with a final newline, the same bytes as [`json_bytes`]; each
+/// item's JSON comes from `item_json` (which must return [`pretty_json`] of the item),
+/// in parallel: the site's data files run to megabytes.
+fn json_array_bytes<T, P>(items: &[T], item_json: impl Fn(&T) -> P + Sync) -> Vec<u8>
+where
+    T: Serialize + Sync,
+    P: std::ops::Deref<Target = Vec<u8>> + Send,
+{
     if items.is_empty() {
         return json_bytes(&items);
     }
-    let parts: Vec<Vec<u8>> = items
-        .par_iter()
-        .map(|item| serde_json::to_vec_pretty(item).unwrap_or_default())
-        .collect();
+    let parts: Vec<P> = items.par_iter().map(&item_json).collect();
     let mut out = Vec::with_capacity(parts.iter().map(|p| p.len() + p.len() / 8 + 4).sum());
     out.extend_from_slice(b"[\n");
-    for (i, part) in parts.iter().enumerate() {
+    for (i, part) in parts.iter().map(|p| p.as_slice()).enumerate() {
         if i > 0 {
             out.extend_from_slice(b",\n");
         }
@@ -222,7 +240,8 @@ mod tests {
         for case in cases {
             let items = case.as_array().unwrap();
             assert_eq!(
-                String::from_utf8(json_array_bytes(items)).unwrap(),
+                String::from_utf8(json_array_bytes(items, |item| Box::new(pretty_json(item))))
+                    .unwrap(),
                 String::from_utf8(json_bytes(items)).unwrap(),
                 "{case}"
             );

@@ -709,6 +709,8 @@ pub struct PlanInput<'a> {
 pub struct PlanMemo {
     texts: Reuse<PaperText>,
     search_terms: Reuse<search::DocTerms>,
+    citations: Reuse<exports::BriefCitation>,
+    data_items: Reuse<Vec<u8>>,
 }
 
 impl PlanMemo {
@@ -716,7 +718,18 @@ impl PlanMemo {
     pub fn finish_build(&mut self) {
         self.texts.finish_build();
         self.search_terms.finish_build();
+        self.citations.finish_build();
+        self.data_items.finish_build();
     }
+}
+
+/// A hash of `value` (its [`std::hash::Hash`]), after `tag`: a key for [`Reuse`].
+fn memo_key(tag: &str, value: &impl std::hash::Hash) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    tag.hash(&mut hasher);
+    value.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Plans the whole site.
@@ -752,7 +765,7 @@ struct Planner<'a> {
     /// Citation key of each paper, by paper id.
     citation_keys: Vec<String>,
     /// Each paper's citation without abstract, made on first use, by paper id.
-    brief_citations: Vec<std::sync::OnceLock<exports::BriefCitation>>,
+    brief_citations: Vec<std::sync::OnceLock<Arc<exports::BriefCitation>>>,
     /// The search index, made on first use.
     search: std::sync::OnceLock<search::SearchIndex>,
     /// Work to reuse from the previous build.
