@@ -391,7 +391,9 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
                     .outputs
                     .get(&o.path)
                     .is_some_and(|state| state.fingerprint == *fingerprint)
-                    && intact.as_ref().is_none_or(|set| set.contains(o.path.as_str()))
+                    && intact
+                        .as_ref()
+                        .is_none_or(|set| set.contains(o.path.as_str()))
             })
             .collect(),
         _ => vec![false; plan.outputs.len()],
@@ -467,9 +469,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         let save = {
             let (path, cache) = (cache_path.clone(), Arc::clone(&new_cache));
             move || {
-                cache::save(&path, &cache).map_err(|err| {
-                    format!("cannot save the build cache {}: {err}", path.display())
-                })
+                cache::save(&path, &cache)
+                    .map_err(|err| format!("cannot save the build cache {}: {err}", path.display()))
             }
         };
         if memo.save_in_background {

@@ -36,7 +36,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(memo_key("authors.json", item), || pretty_json(item))
+                .get_or(memo_key("authors.json", item), || array_item_json(item))
         })
     }
 
@@ -78,7 +78,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(memo_key("papers.json", item), || pretty_json(item))
+                .get_or(memo_key("papers.json", item), || array_item_json(item))
         })
     }
 
@@ -118,7 +118,7 @@ impl Planner<'_> {
                 .get_or(memo_key("brief citation", &input), || BriefCitation {
                     bibtex: bibtex_entry(&input),
                     ris: ris_entry(&input),
-                    csl: csl_item(&input),
+                    csl: array_item_json(&csl_item(&input)),
                 })
         })
     }
@@ -154,7 +154,7 @@ impl Planner<'_> {
         match format {
             CitationFormat::Bibtex => join_entries(entries.map(|c| c.bibtex.as_str())),
             CitationFormat::Ris => join_entries(entries.map(|c| c.ris.as_str())),
-            CitationFormat::CslJson => json_bytes(&entries.map(|c| &c.csl).collect::<Vec<_>>()),
+            CitationFormat::CslJson => join_array_items(entries.map(|c| c.csl.as_slice())),
         }
     }
 }
@@ -164,7 +164,8 @@ impl Planner<'_> {
 pub(super) struct BriefCitation {
     bibtex: String,
     ris: String,
-    csl: serde_json::Value,
+    /// The CSL-JSON item as an element of a pretty JSON array (see [`array_item_json`]).
+    csl: Vec<u8>,
 }
 
 /// Entries separated by a blank line (each entry ends with a newline), as in
@@ -180,44 +181,49 @@ fn join_entries<'e>(entries: impl Iterator<Item = &'e str>) -> Vec<u8> {
     out
 }
 
-/// Pretty JSON of one value.
-fn pretty_json<T: Serialize>(value: &T) -> Vec<u8> {
-    serde_json::to_vec_pretty(value).unwrap_or_default()
+/// Pretty JSON of `value` as an element of a pretty JSON array: every line indented
+/// one level (JSON strings hold no raw line breaks, so every line break starts a line of
+/// structure). See [`join_array_items`].
+fn array_item_json<T: Serialize>(value: &T) -> Vec<u8> {
+    let json = serde_json::to_vec_pretty(value).unwrap_or_default();
+    let mut out = Vec::with_capacity(json.len() + json.len() / 8 + 2);
+    for (i, line) in json.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(b"  ");
+        out.extend_from_slice(line);
+    }
+    out
+}
+
+/// A pretty JSON array with a final newline, from its items made by [`array_item_json`]:
+/// the same bytes as [`json_bytes`] of the array.
+fn join_array_items<'i>(items: impl Iterator<Item = &'i [u8]> + Clone) -> Vec<u8> {
+    let mut out = Vec::with_capacity(items.clone().map(|i| i.len() + 2).sum::<usize>() + 4);
+    out.push(b'[');
+    for (i, item) in items.enumerate() {
+        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(item);
+    }
+    out.extend_from_slice(if out.len() == 1 { b"]\n" } else { b"\n]\n" });
+    out
 }
 
 /// Pretty JSON of an array with a final newline, the same bytes as [`json_bytes`]; each
-/// item's JSON comes from `item_json` (which must return [`pretty_json`] of the item),
-/// in parallel: the site's data files run to megabytes.
+/// item's JSON comes from `item_json` (which must return [`array_item_json`] of the
+/// item), in parallel: the site's data files run to megabytes.
 fn json_array_bytes<T, P>(items: &[T], item_json: impl Fn(&T) -> P + Sync) -> Vec<u8>
 where
     T: Serialize + Sync,
     P: std::ops::Deref<Target = Vec<u8>> + Send,
 {
-    if items.is_empty() {
-        return json_bytes(&items);
-    }
     let parts: Vec<P> = items.par_iter().map(&item_json).collect();
-    let mut out = Vec::with_capacity(parts.iter().map(|p| p.len() + p.len() / 8 + 4).sum());
-    out.extend_from_slice(b"[\n");
-    for (i, part) in parts.iter().map(|p| p.as_slice()).enumerate() {
-        if i > 0 {
-            out.extend_from_slice(b",\n");
-        }
-        // One level deeper: JSON strings hold no raw line breaks, so every line break
-        // starts a line of structure.
-        out.extend_from_slice(b"  ");
-        for &byte in part {
-            out.push(byte);
-            if byte == b'\n' {
-                out.extend_from_slice(b"  ");
-            }
-        }
-    }
-    out.extend_from_slice(b"\n]\n");
-    out
+    join_array_items(parts.iter().map(|p| p.as_slice()))
 }
 
 /// Pretty JSON with a final newline.
+#[cfg(test)]
 fn json_bytes<T: Serialize>(value: &T) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
     bytes.push(b'\n');
@@ -240,8 +246,10 @@ mod tests {
         for case in cases {
             let items = case.as_array().unwrap();
             assert_eq!(
-                String::from_utf8(json_array_bytes(items, |item| Box::new(pretty_json(item))))
-                    .unwrap(),
+                String::from_utf8(json_array_bytes(items, |item| Box::new(array_item_json(
+                    item
+                ))))
+                .unwrap(),
                 String::from_utf8(json_bytes(items)).unwrap(),
                 "{case}"
             );

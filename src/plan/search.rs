@@ -419,9 +419,23 @@ fn shard_size(entries: &[TermEntry]) -> usize {
     body + entries.len().saturating_sub(1) + 2
 }
 
+/// Appends `n` in decimal (a million postings go through here: no formatting machinery).
+fn push_decimal(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+}
+
 /// A shard as JSON, `{"term":[doc,weight,…],…}`, terms in the order given (sorted).
 fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
-    use std::fmt::Write;
     let mut out = String::with_capacity(shard_size(entries));
     out.push('{');
     for (i, (term, list)) in entries.iter().enumerate() {
@@ -430,11 +444,13 @@ fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
         }
         out.push_str(&serde_json::to_string(term).unwrap_or_default());
         out.push_str(":[");
-        for (j, (doc, weight)) in list.iter().enumerate() {
+        for (j, &(doc, weight)) in list.iter().enumerate() {
             if j > 0 {
                 out.push(',');
             }
-            let _ = write!(out, "{doc},{weight}");
+            push_decimal(&mut out, doc);
+            out.push(',');
+            push_decimal(&mut out, weight);
         }
         out.push(']');
     }
@@ -466,6 +482,15 @@ mod tests {
         assert_eq!(shard_key("megatron", 2), "6d65");
         assert_eq!(shard_key("megatron", 3), "6d6567");
         assert_eq!(shard_key("łu", 2), "c582".to_string() + "75");
+    }
+
+    #[test]
+    fn decimals() {
+        for n in [0, 7, 10, 99, 100, 4_294_967_295, 1_234_567] {
+            let mut out = String::from("x");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
     }
 
     #[test]
