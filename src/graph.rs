@@ -434,7 +434,7 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
             authors[author].papers.push(paper_id);
         }
     }
-    let title_keys: Vec<String> = papers.iter().map(|p| text_key(&p.title)).collect();
+    let title_keys: Vec<String> = papers.par_iter().map(|p| text_key(&p.title)).collect();
     authors.par_iter_mut().for_each(|author| {
         author.papers.sort_by(|&a, &b| {
             papers[b]

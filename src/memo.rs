@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::cache::BuildCache;
 use crate::plan::PlanMemo;
-use crate::site::ParsedRecordFile;
+use crate::site::{ParsedRecordFile, StampedRecordFile};
 
 /// Results of one kind of work, by a hash of the work's whole input.
 pub struct Reuse<T> {
@@ -39,15 +39,31 @@ impl<T> Reuse<T> {
     /// The result for `key`: the previous build's if it has one, else `make()`'s.
     /// `key` must be a hash of everything `make` reads. Safe to call from many threads.
     pub fn get_or(&self, key: u64, make: impl FnOnce() -> T) -> Arc<T> {
-        let value = match self.previous.get(&key) {
-            Some(found) => Arc::clone(found),
-            None => Arc::new(make()),
-        };
+        match self.get(key) {
+            Some(found) => found,
+            None => self.insert(key, make()),
+        }
+    }
+
+    /// The previous build's result for `key`, if it has one (kept for the next build).
+    pub fn get(&self, key: u64) -> Option<Arc<T>> {
+        let found = Arc::clone(self.previous.get(&key)?);
+        self.keep(key, &found);
+        Some(found)
+    }
+
+    /// Records `value` as the result for `key`, for the next build.
+    pub fn insert(&self, key: u64, value: T) -> Arc<T> {
+        let value = Arc::new(value);
+        self.keep(key, &value);
+        value
+    }
+
+    fn keep(&self, key: u64, value: &Arc<T>) {
         self.current
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(key, Arc::clone(&value));
-        value
+            .insert(key, Arc::clone(value));
     }
 
     /// Ends a build: what it used is what the next one may reuse; the rest is dropped.
@@ -95,6 +111,9 @@ impl std::hash::Hasher for PassThroughHasher {
 pub struct BuildMemo {
     /// Parsed record files, by path and bytes.
     pub records: Reuse<ParsedRecordFile>,
+    /// Parsed record files with the hash of their bytes, by path, size and modification
+    /// time: a file whose size and time did not change is not read again.
+    pub record_stamps: Reuse<StampedRecordFile>,
     /// TeX conversions and search terms.
     pub plan: PlanMemo,
     /// The build cache as the last build saved it, with the file it was saved to: no
@@ -127,6 +146,7 @@ impl BuildMemo {
     /// Ends a build (successful or not): see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.records.finish_build();
+        self.record_stamps.finish_build();
         self.plan.finish_build();
     }
 }

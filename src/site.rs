@@ -211,8 +211,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
 
     let timings = Timings::from_env();
     let save_failure = memo.wait_for_save();
-    let mut input =
-        read_site(&options.root, &memo.records).map_err(|d| fail(d.message.clone(), vec![d]))?;
+    let mut input = read_site(&options.root, &memo.records, &memo.record_stamps)
+        .map_err(|d| fail(d.message.clone(), vec![d]))?;
     input
         .diagnostics
         .extend(save_failure.map(|message| Diagnostic::warning(message, None)));
@@ -626,7 +626,11 @@ fn check_output_location(root: &Path, output: &Path) -> Result<(), Diagnostic> {
 
 /// Reads everything under a site root: configuration (fatal if broken), record files,
 /// bios, pages, template overrides and static files.
-pub fn read_site(root: &Path, parsed: &Reuse<ParsedRecordFile>) -> Result<SiteInput, Diagnostic> {
+pub fn read_site(
+    root: &Path,
+    parsed: &Reuse<ParsedRecordFile>,
+    stamps: &Reuse<StampedRecordFile>,
+) -> Result<SiteInput, Diagnostic> {
     let mut input = SiteInput::default();
     let config_path = root.join(CONFIG_FILE);
     match fs::read(&config_path) {
@@ -648,7 +652,7 @@ pub fn read_site(root: &Path, parsed: &Reuse<ParsedRecordFile>) -> Result<SiteIn
         }
     }
 
-    let (records, mut diagnostics, mut hashes) = read_records(root, parsed);
+    let (records, mut diagnostics, mut hashes) = read_records(root, parsed, stamps);
     input.records = records;
     input.diagnostics.append(&mut diagnostics);
     input.file_hashes.append(&mut hashes);
@@ -703,13 +707,48 @@ pub struct ParsedRecordFile {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// A parsed record file with the hash of its bytes, as [`read_records`] remembers it by
+/// path, size and modification time.
+#[derive(Debug)]
+pub struct StampedRecordFile {
+    /// Hash of the file's bytes.
+    pub hash: u64,
+    /// The file as parsed.
+    pub parsed: Arc<ParsedRecordFile>,
+}
+
+/// How old a file's modification time must be before its size and time are trusted to
+/// say that it did not change (file systems with coarse times could otherwise hide a
+/// second write within the same tick).
+const STAMP_MIN_AGE: Duration = Duration::from_secs(2);
+
+/// A key for `path`'s size and modification time, when they can be trusted.
+fn stamp_key(shown: &str, path: &Path) -> Option<u64> {
+    let meta = fs::metadata(path).ok()?;
+    let modified = meta.modified().ok()?;
+    let age = std::time::SystemTime::now().duration_since(modified).ok()?;
+    if age < STAMP_MIN_AGE {
+        return None;
+    }
+    let since_epoch = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(content_hash(
+        format!("{shown}\0{}\0{}", meta.len(), since_epoch.as_nanos()).as_bytes(),
+    ))
+}
+
 /// The records of the site, their diagnostics, and each file's path and hash.
 type ReadRecords = (Vec<Arc<RecordFile>>, Vec<Diagnostic>, Vec<(String, u64)>);
 
 /// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
 /// path. Also returns each file's path (relative to the root) and the hash of its bytes.
-/// A file `parsed` holds with the same path and bytes is not parsed again.
-pub fn read_records(root: &Path, parsed: &Reuse<ParsedRecordFile>) -> ReadRecords {
+/// A file `parsed` holds with the same path and bytes is not parsed again, and one
+/// `stamps` holds with the same path, size and (old enough) modification time is not
+/// even read.
+pub fn read_records(
+    root: &Path,
+    parsed: &Reuse<ParsedRecordFile>,
+    stamps: &Reuse<StampedRecordFile>,
+) -> ReadRecords {
     let dir = root.join(RECORDS_DIR);
     let mut diagnostics = Vec::new();
     let mut paths = Vec::new();
@@ -750,9 +789,14 @@ pub fn read_records(root: &Path, parsed: &Reuse<ParsedRecordFile>) -> ReadRecord
         .par_iter()
         .map(|path| {
             let display = path.strip_prefix(root).unwrap_or(path);
+            let shown = display.to_string_lossy().into_owned();
+            let stamp = stamp_key(&shown, path);
+            if let Some(known) = stamp.and_then(|key| stamps.get(key)) {
+                let parsed = Arc::clone(&known.parsed);
+                return (Some(parsed), Vec::new(), Some((shown, known.hash)));
+            }
             match fs::read(path) {
                 Ok(bytes) => {
-                    let shown = display.to_string_lossy().into_owned();
                     let hash = content_hash(&bytes);
                     let key = content_hash(format!("{shown}\0{hash:016x}").as_bytes());
                     let file = parsed.get_or(key, || {
@@ -762,6 +806,10 @@ pub fn read_records(root: &Path, parsed: &Reuse<ParsedRecordFile>) -> ReadRecord
                             diagnostics,
                         }
                     });
+                    if let Some(stamp) = stamp {
+                        let parsed = Arc::clone(&file);
+                        stamps.insert(stamp, StampedRecordFile { hash, parsed });
+                    }
                     (Some(file), Vec::new(), Some((shown, hash)))
                 }
                 Err(err) => (
@@ -887,4 +935,73 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
 /// Exit status of a build or check.
 pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(|d| d.severity == Severity::Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::SystemTime;
+
+    fn record(title: &str) -> String {
+        format!(
+            "arXiv subjects\n\nAda Lovelace\n\nPublications and source records attributed to \
+             Ada Lovelace.\n\n1 recordLinked to original sources\n\narXiv2024\n\n{title}\n\n\
+             An abstract.\n\ncs.DC\u{2197}"
+        )
+    }
+
+    fn titles(
+        root: &Path,
+        parsed: &Reuse<ParsedRecordFile>,
+        stamps: &Reuse<StampedRecordFile>,
+    ) -> Vec<String> {
+        let (files, _, _) = read_records(root, parsed, stamps);
+        files
+            .iter()
+            .flat_map(|f| f.records.iter().map(|r| r.title.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn old_enough_unchanged_stamps_are_not_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = dir.path().join(RECORDS_DIR);
+        fs::create_dir_all(&records).unwrap();
+        let file = records.join("ada.txt");
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let write = |text: &str, modified: SystemTime| {
+            fs::write(&file, text).unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
+        };
+        let (parsed, stamps) = (Reuse::default(), Reuse::default());
+
+        write(&record("First Title"), an_hour_ago);
+        assert_eq!(titles(dir.path(), &parsed, &stamps), ["First Title"]);
+        assert_eq!(stamps.len(), 0, "nothing to reuse before the build ends");
+        let (mut parsed, mut stamps) = (parsed, stamps);
+        parsed.finish_build();
+        stamps.finish_build();
+        assert_eq!(stamps.len(), 1);
+
+        // Same size and time: trusted, not read (so an edit that keeps both is missed,
+        // as by make; editors and copies change the time).
+        write(&record("Other Title"), an_hour_ago);
+        assert_eq!(titles(dir.path(), &parsed, &stamps), ["First Title"]);
+
+        // Another time: read again.
+        write(&record("Other Title"), an_hour_ago + Duration::from_secs(1));
+        assert_eq!(titles(dir.path(), &parsed, &stamps), ["Other Title"]);
+
+        // A time too recent to trust: always read.
+        write(&record("Third Title"), SystemTime::now());
+        assert_eq!(titles(dir.path(), &parsed, &stamps), ["Third Title"]);
+        stamps.finish_build();
+        write(&record("Forth Title"), SystemTime::now());
+        assert_eq!(titles(dir.path(), &parsed, &stamps), ["Forth Title"]);
+    }
 }
