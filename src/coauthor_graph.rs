@@ -398,13 +398,18 @@ fn place_label(x: f64, y: f64, ux: f64, uy: f64, r: f64, width: f64) -> Label {
 /// 1 for the outer), or `None` when nothing overlaps.
 fn worst_overlap(slots: &[Slot], nodes: &[Placed], center: &Label) -> Option<u8> {
     let mut worst: Option<u8> = None;
-    let mut note = |ring: u8| worst = Some(worst.map_or(ring, |w| w.max(ring)));
+    let note =
+        |worst: &mut Option<u8>, ring: u8| *worst = Some(worst.map_or(ring, |w| w.max(ring)));
     for (i, (a, sa)) in nodes.iter().zip(slots).enumerate() {
+        if worst == Some(1) {
+            // The outer ring is as bad as it gets: nothing further changes the answer.
+            break;
+        }
         if a.label.rect.overlaps(&center.rect, CLEARANCE)
             || a.label.rect.touches_circle(0.0, 0.0, CENTER_R, CLEARANCE)
             || center.rect.touches_circle(a.x, a.y, sa.r, CLEARANCE)
         {
-            note(a.ring);
+            note(&mut worst, a.ring);
         }
         for (j, (b, sb)) in nodes.iter().zip(slots).enumerate() {
             if i == j {
@@ -412,14 +417,14 @@ fn worst_overlap(slots: &[Slot], nodes: &[Placed], center: &Label) -> Option<u8>
             }
             let ring = a.ring.max(b.ring);
             if a.label.rect.touches_circle(b.x, b.y, sb.r, CLEARANCE) {
-                note(ring);
+                note(&mut worst, ring);
             }
             if i < j {
                 let reach = sa.r + sb.r + 2.0 * CLEARANCE;
                 if a.label.rect.overlaps(&b.label.rect, CLEARANCE)
                     || (a.x - b.x).powi(2) + (a.y - b.y).powi(2) < reach * reach
                 {
-                    note(ring);
+                    note(&mut worst, ring);
                 }
             }
         }
