@@ -18,8 +18,12 @@ use crate::cache::BuildCache;
 use crate::plan::PlanMemo;
 use crate::site::{ParsedRecordFile, StampedRecordFile};
 
-/// Results of one kind of work, by a hash of the work's whole input.
+/// Results of one kind of work, by a hash of the work's whole input. Disabled until
+/// [`Reuse::enable`]d: a one-off build keeps nothing (so memory is freed as early as
+/// without it).
 pub struct Reuse<T> {
+    /// Whether results are kept at all.
+    enabled: bool,
     /// What the previous build made or reused.
     previous: HashMap<u64, Arc<T>, BuildHasherDefault<PassThroughHasher>>,
     /// What this build made or reused so far.
@@ -29,6 +33,7 @@ pub struct Reuse<T> {
 impl<T> Default for Reuse<T> {
     fn default() -> Self {
         Reuse {
+            enabled: false,
             previous: HashMap::default(),
             current: Mutex::new(HashMap::default()),
         }
@@ -55,8 +60,15 @@ impl<T> Reuse<T> {
     /// Records `value` as the result for `key`, for the next build.
     pub fn insert(&self, key: u64, value: T) -> Arc<T> {
         let value = Arc::new(value);
-        self.keep(key, &value);
+        if self.enabled {
+            self.keep(key, &value);
+        }
         value
+    }
+
+    /// Starts keeping results for the next build.
+    pub fn enable(&mut self) {
+        self.enabled = true;
     }
 
     fn keep(&self, key: u64, value: &Arc<T>) {
@@ -127,9 +139,13 @@ pub struct BuildMemo {
 }
 
 impl BuildMemo {
-    /// A memo for a long-running process: the cache is saved in the background.
+    /// A memo for a long-running process: results are kept for the next build, and the
+    /// cache is saved in the background. ([`BuildMemo::default`] keeps nothing.)
     pub fn long_running() -> BuildMemo {
         let mut memo = BuildMemo::default();
+        memo.records.enable();
+        memo.record_stamps.enable();
+        memo.plan.enable();
         memo.save_in_background = true;
         memo
     }
@@ -169,7 +185,14 @@ mod tests {
             made.fetch_add(1, Ordering::Relaxed);
             text.to_uppercase()
         };
+        let mut off: Reuse<String> = Reuse::default();
+        off.get_or(1, || make("a"));
+        off.finish_build();
+        assert!(off.is_empty(), "a disabled memo keeps nothing");
+        made.store(0, Ordering::Relaxed);
+
         let mut reuse: Reuse<String> = Reuse::default();
+        reuse.enable();
         assert_eq!(*reuse.get_or(1, || make("a")), "A");
         assert_eq!(*reuse.get_or(2, || make("b")), "B");
         assert_eq!(made.load(Ordering::Relaxed), 2);
@@ -186,6 +209,7 @@ mod tests {
 
         // A build that used nothing of this kind keeps what there was.
         let mut other: Reuse<String> = Reuse::default();
+        other.enable();
         other.get_or(9, || "x".into());
         other.finish_build();
         other.finish_build();

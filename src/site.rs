@@ -305,7 +305,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     drop(std::mem::take(&mut input.records));
     diagnostics.extend(graph.diagnostics.iter().cloned());
     timings.mark("link");
-    let plan = plan_site(&PlanInput {
+    let mut plan = plan_site(&PlanInput {
         graph: &graph,
         config: &input.config,
         bios: &input.bios,
@@ -324,6 +324,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     // Files written as they are: data files, then static files (the site's own first,
     // overriding the theme's of the same name; never a generated page).
     let generated: HashSet<&str> = plan.outputs.iter().map(|p| p.path.as_str()).collect();
+    let generated =
+        |path: &str| generated.contains(path) || crate::plan::is_search_index_path(path);
     let mut files: Vec<PlannedFile> = Vec::new();
     let mut static_paths = HashSet::new();
     for (path, bytes) in input
@@ -335,7 +337,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         if !static_paths.insert(path.to_string()) {
             continue;
         }
-        if generated.contains(path) {
+        if generated(path) {
             diagnostics.push(Diagnostic::warning(
                 format!(
                     "static/{path} has the same path as a generated file; the generated file wins"
@@ -377,38 +379,58 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         .count();
     // Outputs whose fingerprint and file are as the last build left them are kept as
     // they are; only the others are rendered.
-    let fingerprints = plan.fingerprints(&renderer.template_hashes());
+    let templates = renderer.template_hashes();
     let root = writer.as_ref().map(|w| w.root().to_path_buf());
     let intact: Option<HashSet<String>> =
         intact_check.map(|check| check.join().unwrap_or_default());
-    let unchanged: Vec<bool> = match (&cache, &root) {
-        (Some(cache), Some(_)) => plan
-            .outputs
-            .par_iter()
-            .zip(&fingerprints)
-            .map(|(o, fingerprint)| {
-                cache
-                    .outputs
-                    .get(&o.path)
-                    .is_some_and(|state| state.fingerprint == *fingerprint)
-                    && intact
-                        .as_ref()
-                        .is_none_or(|set| set.contains(o.path.as_str()))
-            })
-            .collect(),
-        _ => vec![false; plan.outputs.len()],
-    };
-    timings.mark("fingerprint");
-    if let Some(writer) = &writer {
-        for (o, _) in plan.outputs.iter().zip(&unchanged).filter(|(_, u)| **u) {
-            writer.keep(&o.path);
+    let unchanged_of = |plan: &crate::plan::SitePlan, range: std::ops::Range<usize>| {
+        let fingerprints = plan.fingerprints_of(&templates, range.clone());
+        let outputs = &plan.outputs[range];
+        let unchanged: Vec<bool> = match (&cache, &root) {
+            (Some(cache), Some(_)) => outputs
+                .par_iter()
+                .zip(&fingerprints)
+                .map(|(o, fingerprint)| {
+                    cache
+                        .outputs
+                        .get(&o.path)
+                        .is_some_and(|state| state.fingerprint == *fingerprint)
+                        && intact
+                            .as_ref()
+                            .is_none_or(|set| set.contains(o.path.as_str()))
+                })
+                .collect(),
+            _ => vec![false; fingerprints.len()],
+        };
+        if let Some(writer) = &writer {
+            for (o, _) in outputs.iter().zip(&unchanged).filter(|(_, u)| **u) {
+                writer.keep(&o.path);
+            }
         }
-    }
+        (fingerprints, unchanged)
+    };
+    // Everything but the search index is rendered while the index is built.
     let progress = progress_bar(options.progress, plan.outputs.len() as u64);
-    let rendered = renderer
-        .render_each(&plan, &progress, |i| !unchanged[i], stage)
-        .and_then(|()| files.iter().try_for_each(|f| stage(f.clone())));
+    let ((mut fingerprints, mut unchanged, rendered), ()) = rayon::join(
+        || {
+            let (fingerprints, unchanged) = unchanged_of(&plan, 0..plan.outputs.len());
+            let rendered = renderer.render_each(&plan, &progress, |i| !unchanged[i], stage);
+            (fingerprints, unchanged, rendered)
+        },
+        || plan.prepare_search_index(),
+    );
     timings.mark("render");
+    let added = plan.add_search_outputs();
+    let (more_fingerprints, more_unchanged) = unchanged_of(&plan, added.clone());
+    fingerprints.extend(more_fingerprints);
+    unchanged.extend(more_unchanged);
+    let rendered = rendered
+        .and_then(|()| {
+            let wanted = |i: usize| added.contains(&i) && !unchanged[i];
+            renderer.render_each(&plan, &ProgressBar::hidden(), wanted, stage)
+        })
+        .and_then(|()| files.iter().try_for_each(|f| stage(f.clone())));
+    timings.mark("search index");
     if let Err(d) = rendered {
         if let Some(writer) = writer {
             writer.abort();
@@ -978,12 +1000,13 @@ mod tests {
                 .set_modified(modified)
                 .unwrap();
         };
-        let (parsed, stamps) = (Reuse::default(), Reuse::default());
+        let (mut parsed, mut stamps) = (Reuse::default(), Reuse::default());
+        parsed.enable();
+        stamps.enable();
 
         write(&record("First Title"), an_hour_ago);
         assert_eq!(titles(dir.path(), &parsed, &stamps), ["First Title"]);
         assert_eq!(stamps.len(), 0, "nothing to reuse before the build ends");
-        let (mut parsed, mut stamps) = (parsed, stamps);
         parsed.finish_build();
         stamps.finish_build();
         assert_eq!(stamps.len(), 1);

@@ -241,7 +241,7 @@ proptest! {
         site.file("content/records/f0.txt", records(0, 0b11_1111_1111));
         site.file("content/records/f1.txt", records(3, 0b00_0000_0111));
         let options = BuildOptions::new(site.root());
-        let mut memo = BuildMemo::default();
+        let mut memo = BuildMemo::long_running();
         prop_assert!(build_with(&options, &mut memo).is_ok());
         prop_assert_eq!(memo.records.len(), 2, "both record files are kept for reuse");
         for change in &changes {

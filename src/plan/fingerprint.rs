@@ -65,7 +65,7 @@ impl Fingerprint {
 }
 
 /// Per-entity hashes of one plan.
-struct Entities {
+pub(super) struct Entities {
     site: u64,
     paper_cards: Vec<u64>,
     author_cards: Vec<u64>,
@@ -292,12 +292,21 @@ impl Planner<'_> {
 impl SitePlan<'_> {
     /// The fingerprint of every output, in the order of [`SitePlan::outputs`].
     pub fn fingerprints(&self, templates: &TemplateHashes) -> Vec<u64> {
-        let entities = self.planner.entities();
-        self.outputs
+        self.fingerprints_of(templates, 0..self.outputs.len())
+    }
+
+    /// The fingerprints of the outputs in `range`, in order.
+    pub fn fingerprints_of(
+        &self,
+        templates: &TemplateHashes,
+        range: std::ops::Range<usize>,
+    ) -> Vec<u64> {
+        let entities = self.entities.get_or_init(|| self.planner.entities());
+        self.outputs[range]
             .par_iter()
             .map(|o| {
                 self.planner
-                    .fingerprint(&entities, templates, &o.path, &o.kind)
+                    .fingerprint(entities, templates, &o.path, &o.kind)
             })
             .collect()
     }

@@ -30,6 +30,7 @@ mod search;
 pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext, FEED_ENTRIES};
 pub use fingerprint::{content_hash, TemplateHashes};
 pub use metadata::{FeedLink, MetaTag, PageMeta};
+pub use search::is_search_index_path;
 
 /// URL segments that extra pages may not use.
 pub const RESERVED_SEGMENTS: &[&str] = &[
@@ -53,13 +54,44 @@ pub const MORE_PAPERS_PER_AUTHOR: usize = 3;
 /// later stage can rebuild just the outputs it needs.
 pub struct SitePlan<'a> {
     planner: Planner<'a>,
-    /// Every output file, in a fixed order.
+    /// Every output file, in a fixed order. The search index's files come last, once
+    /// [`SitePlan::add_search_outputs`] has been called.
     pub outputs: Vec<PlannedOutput>,
     /// Warnings found while planning (bios for unknown authors, bad URLs, ...).
     pub diagnostics: Vec<Diagnostic>,
+    /// Per-entity hashes for fingerprints, made on first use.
+    entities: std::sync::OnceLock<fingerprint::Entities>,
+    /// Whether the search index's files are in `outputs`.
+    search_added: bool,
 }
 
 impl SitePlan<'_> {
+    /// Builds the search index (from any thread; once). The index takes a while and
+    /// needs only the plan, so it can be built while the other outputs are rendered.
+    pub fn prepare_search_index(&self) {
+        self.planner.search_index();
+    }
+
+    /// Adds the search index's files to [`SitePlan::outputs`] (building the index if
+    /// [`SitePlan::prepare_search_index`] has not); returns the indexes of the outputs
+    /// added.
+    pub fn add_search_outputs(&mut self) -> std::ops::Range<usize> {
+        let start = self.outputs.len();
+        if std::mem::replace(&mut self.search_added, true) {
+            return start..start;
+        }
+        for path in self.planner.search_files() {
+            let kind = OutputKind::SearchIndex(path);
+            let (path, template) = self.planner.describe(&kind);
+            self.outputs.push(PlannedOutput {
+                path,
+                template,
+                kind,
+            });
+        }
+        start..self.outputs.len()
+    }
+
     /// What one of this plan's outputs holds: a template context, or finished bytes.
     pub fn output(&self, output: &PlannedOutput) -> Output {
         self.planner.build(&output.kind)
@@ -714,6 +746,14 @@ pub struct PlanMemo {
 }
 
 impl PlanMemo {
+    /// Starts keeping results for the next build (see [`Reuse::enable`]).
+    pub fn enable(&mut self) {
+        self.texts.enable();
+        self.search_terms.enable();
+        self.citations.enable();
+        self.data_items.enable();
+    }
+
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.texts.finish_build();
@@ -1070,7 +1110,6 @@ impl<'a> Planner<'a> {
                 .keys()
                 .map(|code| OutputKind::Feed(FeedKind::Subject(code.to_string()))),
         );
-        kinds.extend(self.search_files().into_iter().map(OutputKind::SearchIndex));
         kinds.extend([
             OutputKind::Sitemap,
             OutputKind::Robots,
@@ -1107,6 +1146,8 @@ impl<'a> Planner<'a> {
             planner: self,
             outputs,
             diagnostics,
+            entities: std::sync::OnceLock::new(),
+            search_added: false,
         }
     }
 

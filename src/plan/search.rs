@@ -99,6 +99,19 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| w.len() >= 2 && (w.is_ascii() || w.chars().nth(1).is_some()))
 }
 
+/// Whether `path` (from the output folder) is one the search index may write:
+/// `search/meta.json`, `search/terms/*.json` or `search/docs-<n>.json`.
+pub fn is_search_index_path(path: &str) -> bool {
+    path == "search/meta.json"
+        || path
+            .strip_prefix("search/terms/")
+            .is_some_and(|rest| rest.ends_with(".json") && !rest.contains('/'))
+        || path
+            .strip_prefix("search/docs-")
+            .and_then(|rest| rest.strip_suffix(".json"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The shard key of a term: the hex of the UTF-8 of its first `chars` characters.
 pub fn shard_key(term: &str, chars: usize) -> String {
     let prefix: String = term.chars().take(chars).collect();
@@ -482,6 +495,26 @@ mod tests {
         assert_eq!(shard_key("megatron", 2), "6d65");
         assert_eq!(shard_key("megatron", 3), "6d6567");
         assert_eq!(shard_key("łu", 2), "c582".to_string() + "75");
+    }
+
+    #[test]
+    fn index_paths() {
+        for yes in [
+            "search/meta.json",
+            "search/terms/6d65.json",
+            "search/docs-12.json",
+        ] {
+            assert!(is_search_index_path(yes), "{yes}");
+        }
+        for no in [
+            "search/index.html",
+            "search/terms/a/b.json",
+            "search/docs-.json",
+            "search/docs-x.json",
+            "meta.json",
+        ] {
+            assert!(!is_search_index_path(no), "{no}");
+        }
     }
 
     #[test]
