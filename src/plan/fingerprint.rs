@@ -67,10 +67,11 @@ impl Fingerprint {
 /// Per-entity hashes of one plan.
 pub(super) struct Entities {
     site: u64,
-    paper_cards: Vec<u64>,
     author_cards: Vec<u64>,
     /// Each paper's card combined with its authors' cards: what a list item shows.
     paper_items: Vec<u64>,
+    /// Every author card (with its number of papers) and every paper card.
+    whole_site: u64,
 }
 
 impl Planner<'_> {
@@ -134,11 +135,21 @@ impl Planner<'_> {
                 h.finish()
             })
             .collect();
+        let mut whole_site = Fingerprint::new("whole site");
+        for (a, author) in graph.authors.iter().enumerate() {
+            whole_site
+                .u64(author_cards[a])
+                .u64(author.papers.len() as u64);
+        }
+        whole_site.u64(u64::MAX);
+        for card in &paper_cards {
+            whole_site.u64(*card);
+        }
         Entities {
             site: site.finish(),
-            paper_cards,
             author_cards,
             paper_items,
+            whole_site: whole_site.finish(),
         }
     }
 
@@ -161,13 +172,7 @@ impl Planner<'_> {
 
     /// Everything at once: for outputs that summarize the whole site.
     fn whole_site(&self, e: &Entities, h: &mut Fingerprint) {
-        for (a, author) in self.graph.authors.iter().enumerate() {
-            h.u64(e.author_cards[a]).u64(author.papers.len() as u64);
-        }
-        h.u64(u64::MAX);
-        for card in &e.paper_cards {
-            h.u64(*card);
-        }
+        h.u64(e.whole_site);
     }
 
     fn fingerprint(
