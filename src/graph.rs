@@ -145,6 +145,68 @@ struct Copy {
     author: usize,
 }
 
+/// Groups `records` (`(file, record)` indexes, in file order) into papers: records
+/// with the same title key and year whose abstracts match, at most one per file.
+fn group_records<'r>(
+    records: &[(usize, usize)],
+    files: &[&'r RecordFile],
+    title_keys: &[Vec<u64>],
+    file_author: &[usize],
+) -> Vec<PaperGroup<'r>> {
+    let mut groups: Vec<PaperGroup> = Vec::new();
+    let mut buckets: HashMap<(u64, u16), Vec<usize>> = HashMap::new();
+    for &(file_index, record_index) in records {
+        let record = &files[file_index].records[record_index];
+        let title_key = title_keys[file_index][record_index];
+        let abstract_text = record.abstract_text.as_deref();
+        let mut abstract_key = None;
+        let bucket = buckets.entry((title_key, record.year)).or_default();
+        let mut joined = None;
+        for &g in bucket.iter() {
+            let group = &mut groups[g];
+            if group.copies.iter().any(|c| c.file == file_index) {
+                continue;
+            }
+            let compatible = match (group.abstract_text, abstract_text) {
+                (Some(a), Some(b)) if a != b => {
+                    let theirs = *group.abstract_key.get_or_insert_with(|| text_key_hash(a));
+                    theirs == *abstract_key.get_or_insert_with(|| text_key_hash(b))
+                }
+                _ => true,
+            };
+            if compatible {
+                joined = Some(g);
+                break;
+            }
+        }
+        let copy = Copy {
+            file: file_index,
+            record: record_index,
+            author: file_author[file_index],
+        };
+        match joined {
+            Some(g) => {
+                let group = &mut groups[g];
+                if group.abstract_text.is_none() {
+                    group.abstract_text = abstract_text;
+                    group.abstract_key = abstract_key;
+                }
+                group.copies.push(copy);
+            }
+            None => {
+                bucket.push(groups.len());
+                groups.push(PaperGroup {
+                    title_key,
+                    abstract_text,
+                    abstract_key,
+                    copies: vec![copy],
+                });
+            }
+        }
+    }
+    groups
+}
+
 /// Links parsed record files into a [`SiteGraph`].
 ///
 /// Choices when copies of a paper differ: the title and source of the first copy in
@@ -201,58 +263,24 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
         .collect();
 
     // Papers: group records with the same title key and year whose abstracts match.
-    let mut groups: Vec<PaperGroup> = Vec::new();
-    let mut buckets: HashMap<(u64, u16), Vec<usize>> = HashMap::new();
+    // Records of different (title key, year) never meet, so they are grouped in
+    // parallel by partitions of that key; groups then take the order in which the
+    // records that started them come in the files, as if grouped one by one.
+    const PARTITIONS: u64 = 16;
+    let mut partitions: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PARTITIONS as usize];
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
-            let title_key = title_keys[file_index][record_index];
-            let abstract_text = record.abstract_text.as_deref();
-            let mut abstract_key = None;
-            let bucket = buckets.entry((title_key, record.year)).or_default();
-            let mut joined = None;
-            for &g in bucket.iter() {
-                let group = &mut groups[g];
-                if group.copies.iter().any(|c| c.file == file_index) {
-                    continue;
-                }
-                let compatible = match (group.abstract_text, abstract_text) {
-                    (Some(a), Some(b)) if a != b => {
-                        let theirs = *group.abstract_key.get_or_insert_with(|| text_key_hash(a));
-                        theirs == *abstract_key.get_or_insert_with(|| text_key_hash(b))
-                    }
-                    _ => true,
-                };
-                if compatible {
-                    joined = Some(g);
-                    break;
-                }
-            }
-            let copy = Copy {
-                file: file_index,
-                record: record_index,
-                author: file_author[file_index],
-            };
-            match joined {
-                Some(g) => {
-                    let group = &mut groups[g];
-                    if group.abstract_text.is_none() {
-                        group.abstract_text = abstract_text;
-                        group.abstract_key = abstract_key;
-                    }
-                    group.copies.push(copy);
-                }
-                None => {
-                    bucket.push(groups.len());
-                    groups.push(PaperGroup {
-                        title_key,
-                        abstract_text,
-                        abstract_key,
-                        copies: vec![copy],
-                    });
-                }
-            }
+            let key = title_keys[file_index][record_index] ^ u64::from(record.year);
+            partitions[(key % PARTITIONS) as usize].push((file_index, record_index));
         }
     }
+    let mut groups: Vec<PaperGroup> = partitions
+        .par_iter()
+        .flat_map_iter(|records| {
+            group_records(records, &files, &title_keys, &file_author).into_iter()
+        })
+        .collect();
+    groups.sort_unstable_by_key(|g| (g.copies[0].file, g.copies[0].record));
 
     // Slugs.
     let author_slugs = assign_slugs(
@@ -366,27 +394,38 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
                     )),
                 );
             };
-            report(
-                "title",
-                copies.iter().map(|r| Some(r.title.as_str())).collect(),
-                &first.title,
-            );
-            report(
-                "abstract",
-                copies.iter().map(|r| r.abstract_text.as_deref()).collect(),
-                abstract_text.as_deref().unwrap_or(""),
-            );
-            let subject_values: Vec<String> = copies.iter().map(|r| r.subjects.join(" ")).collect();
-            report(
-                "subject",
-                subject_values.iter().map(|s| Some(s.as_str())).collect(),
-                &subjects.join(" "),
-            );
-            report(
-                "source",
-                copies.iter().map(|r| Some(r.source.as_str())).collect(),
-                &first.source,
-            );
+            // Copies usually agree in everything: then there is nothing to report.
+            if copies.iter().any(|r| r.title != first.title) {
+                report(
+                    "title",
+                    copies.iter().map(|r| Some(r.title.as_str())).collect(),
+                    &first.title,
+                );
+            }
+            let present_abstracts = copies.iter().filter_map(|r| r.abstract_text.as_deref());
+            if present_abstracts.clone().any(|a| Some(a) != abstract_text.as_deref()) {
+                report(
+                    "abstract",
+                    copies.iter().map(|r| r.abstract_text.as_deref()).collect(),
+                    abstract_text.as_deref().unwrap_or(""),
+                );
+            }
+            if copies.iter().any(|r| r.subjects != first.subjects) {
+                let subject_values: Vec<String> =
+                    copies.iter().map(|r| r.subjects.join(" ")).collect();
+                report(
+                    "subject",
+                    subject_values.iter().map(|s| Some(s.as_str())).collect(),
+                    &subjects.join(" "),
+                );
+            }
+            if copies.iter().any(|r| r.source != first.source) {
+                report(
+                    "source",
+                    copies.iter().map(|r| Some(r.source.as_str())).collect(),
+                    &first.source,
+                );
+            }
             let paper = Paper {
                 slug: paper_slugs[g].clone(),
                 title: first.title.clone(),
