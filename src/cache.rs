@@ -13,7 +13,6 @@
 //! full one. The cache never changes what is built, only how much work it takes.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -172,26 +171,54 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
     };
     let mut text = serde_json::to_string(&header).map_err(io::Error::other)?;
     text.push('\n');
-    let mut outputs: Vec<(&String, &OutputState)> = cache.outputs.iter().collect();
-    outputs.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    text.reserve(outputs.iter().map(|(path, _)| path.len() + 48).sum());
-    for (path, state) in outputs {
+    // In no particular order: only profilegen reads it, into a map.
+    text.reserve(cache.outputs.keys().map(|path| path.len() + 48).sum());
+    for (path, state) in &cache.outputs {
         // Output paths are made of slugs: no line breaks.
         if path.contains('\n') {
             continue;
         }
-        let _ = writeln!(
-            text,
-            "{:x} {:x} {:x} {path}",
-            state.fingerprint, state.file.size, state.file.modified_ns
-        );
+        push_hex(&mut text, u128::from(state.fingerprint));
+        text.push(' ');
+        push_hex(&mut text, u128::from(state.file.size));
+        text.push(' ');
+        push_hex(&mut text, state.file.modified_ns);
+        text.push(' ');
+        text.push_str(path);
+        text.push('\n');
     }
     write_atomically(path, text.as_bytes())
         .map_err(|err| io::Error::new(err.source.kind(), err.to_string()))
 }
 
+/// Appends `n` in lowercase hexadecimal, without leading zeros (as `{:x}`).
+fn push_hex(text: &mut String, n: u128) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 32];
+    let mut start = buf.len();
+    let mut rest = n;
+    loop {
+        start -= 1;
+        buf[start] = DIGITS[(rest & 0xf) as usize];
+        rest >>= 4;
+        if rest == 0 {
+            break;
+        }
+    }
+    text.extend(buf[start..].iter().map(|&b| char::from(b)));
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hex_is_as_formatted() {
+        for n in [0u128, 9, 10, 255, 4096, u128::from(u64::MAX), u128::MAX] {
+            let mut text = String::new();
+            super::push_hex(&mut text, n);
+            assert_eq!(text, format!("{n:x}"));
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -203,13 +203,12 @@ impl OutputWriter {
 
         // Remove what an earlier build wrote and this one did not.
         let manifest_path = root.join(MANIFEST);
-        let current: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         let old_manifest = fs::read_to_string(&manifest_path).ok();
         let mut removed = 0;
         if let Some(old) = &old_manifest {
             let mut emptied_dirs = BTreeSet::new();
-            for old_path in old.lines() {
-                if current.contains(old_path) || !is_safe_relative_path(old_path) {
+            for old_path in stale_paths(old, &files) {
+                if !is_safe_relative_path(old_path) {
                     continue;
                 }
                 let path = root.join(old_path);
@@ -253,6 +252,29 @@ impl OutputWriter {
     pub fn abort(self) {
         let _ = fs::remove_dir_all(&self.staging);
     }
+}
+
+/// The lines of an earlier manifest that are not among `files` (sorted by path). A
+/// manifest written by profilegen is sorted too, so the two lists are walked side by
+/// side; any other is checked line by line against a set.
+fn stale_paths<'m>(
+    old_manifest: &'m str,
+    files: &[(String, Option<FileState>)],
+) -> Vec<&'m str> {
+    let old: Vec<&str> = old_manifest.lines().collect();
+    if !old.windows(2).all(|pair| pair[0] < pair[1]) {
+        let current: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        return old.into_iter().filter(|p| !current.contains(p)).collect();
+    }
+    let mut stale = Vec::new();
+    let mut current = files.iter().map(|(p, _)| p.as_str()).peekable();
+    for path in old {
+        while current.next_if(|c| *c < path).is_some() {}
+        if current.next_if_eq(&path).is_none() {
+            stale.push(path);
+        }
+    }
+    stale
 }
 
 /// Creates (or truncates) the file at `path`, creating its missing parent folders, and
@@ -476,6 +498,18 @@ mod tests {
                 "{path}: the state reported is the file's"
             );
         }
+    }
+
+    #[test]
+    fn stale_paths_of_sorted_and_unsorted_manifests() {
+        let files: Vec<(String, Option<FileState>)> = ["a/x", "b", "c/y", "d"]
+            .iter()
+            .map(|p| (p.to_string(), None))
+            .collect();
+        assert_eq!(stale_paths("a/w\na/x\nb\nbb\nd\ne\n", &files), ["a/w", "bb", "e"]);
+        assert_eq!(stale_paths("e\na/x\nz\nb\n", &files), ["e", "z"]);
+        assert!(stale_paths("", &files).is_empty());
+        assert_eq!(stale_paths("b\n", &[]), ["b"]);
     }
 
     #[test]

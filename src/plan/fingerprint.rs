@@ -12,7 +12,6 @@
 use std::hash::Hash;
 
 use rayon::prelude::*;
-use xxhash_rust::xxh3::Xxh3;
 
 use super::{
     nearby_papers, FeedKind, OutputKind, PageKind, Planner, SitePlan, FEED_ENTRIES,
@@ -31,19 +30,21 @@ pub struct TemplateHashes {
     pub sitemap: u64,
 }
 
-/// A streaming hasher with a stable output (xxh3, 64 bits).
-struct Fingerprint(Xxh3);
+/// A hasher with a stable output (xxh3, 64 bits). It gathers the bytes and hashes them
+/// once: most fingerprints are a few dozen bytes, for which a streaming hasher's
+/// buffering costs more than the hashing.
+struct Fingerprint(Vec<u8>);
 
 impl Fingerprint {
     fn new(tag: &str) -> Fingerprint {
-        let mut hasher = Fingerprint(Xxh3::new());
+        let mut hasher = Fingerprint(Vec::with_capacity(128));
         hasher.str(tag);
         hasher
     }
 
     fn str(&mut self, s: &str) -> &mut Self {
-        self.0.update(&(s.len() as u64).to_le_bytes());
-        self.0.update(s.as_bytes());
+        self.0.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(s.as_bytes());
         self
     }
 
@@ -55,12 +56,12 @@ impl Fingerprint {
     }
 
     fn u64(&mut self, n: u64) -> &mut Self {
-        self.0.update(&n.to_le_bytes());
+        self.0.extend_from_slice(&n.to_le_bytes());
         self
     }
 
     fn finish(&self) -> u64 {
-        self.0.digest()
+        xxhash_rust::xxh3::xxh3_64(&self.0)
     }
 }
 
