@@ -458,28 +458,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     };
     if root.is_some() {
         // Record what was written; a cache that cannot be saved only costs time later.
-        let outputs = plan
-            .outputs
-            .par_iter()
-            .zip(&fingerprints)
-            .zip(&unchanged)
-            .filter_map(|((o, fingerprint), unchanged)| {
-                let previous = cache.as_ref().and_then(|c| c.outputs.get(&o.path));
-                let state = match previous {
-                    Some(state) if *unchanged => Some(state.file),
-                    _ => committed.states.get(&o.path).copied(),
-                };
-                state.map(|file| {
-                    (
-                        o.path.clone(),
-                        cache::OutputState {
-                            fingerprint: *fingerprint,
-                            file,
-                        },
-                    )
-                })
-            })
-            .collect();
+        let outputs = updated_outputs(cache, &plan.outputs, &fingerprints, &unchanged, &committed);
         let new_cache = cache::BuildCache {
             version: env!("CARGO_PKG_VERSION").to_string(),
             inputs: inputs_hash,
@@ -517,6 +496,64 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         duration: started.elapsed(),
         output,
     })
+}
+
+/// The cache's outputs after a build: the previous entries of the outputs kept as they
+/// were, and the new fingerprint and file state of the others. The previous map is
+/// updated in place when this build holds the only reference to it (a rebuild usually
+/// changes a few hundred of tens of thousands of entries).
+fn updated_outputs(
+    previous: Option<Arc<cache::BuildCache>>,
+    outputs: &[crate::plan::PlannedOutput],
+    fingerprints: &[u64],
+    unchanged: &[bool],
+    committed: &Committed,
+) -> std::collections::HashMap<String, cache::OutputState> {
+    let entry = |i: usize, file: cache::FileState| cache::OutputState {
+        fingerprint: fingerprints[i],
+        file,
+    };
+    match previous.map(Arc::try_unwrap) {
+        Some(Ok(previous)) => {
+            let mut map = previous.outputs;
+            let mut without_state = 0;
+            for (i, o) in outputs.iter().enumerate().filter(|(i, _)| !unchanged[*i]) {
+                match committed.states.get(&o.path) {
+                    Some(state) => match map.get_mut(&o.path) {
+                        Some(old) => *old = entry(i, *state),
+                        None => {
+                            map.insert(o.path.clone(), entry(i, *state));
+                        }
+                    },
+                    None => {
+                        map.remove(&o.path);
+                        without_state += 1;
+                    }
+                }
+            }
+            // Entries of outputs this build no longer has.
+            if map.len() != outputs.len() - without_state {
+                let planned: HashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
+                map.retain(|path, _| planned.contains(path.as_str()));
+            }
+            map
+        }
+        previous => {
+            let previous = previous.and_then(Result::err);
+            outputs
+                .par_iter()
+                .enumerate()
+                .filter_map(|(i, o)| {
+                    let kept = previous.as_ref().and_then(|c| c.outputs.get(&o.path));
+                    let state = match kept {
+                        Some(state) if unchanged[i] => Some(state.file),
+                        _ => committed.states.get(&o.path).copied(),
+                    };
+                    state.map(|file| (o.path.clone(), entry(i, file)))
+                })
+                .collect()
+        }
+    }
 }
 
 /// The outputs the cache lists whose file is still as the last build left it.
