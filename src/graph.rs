@@ -13,10 +13,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Location};
+use crate::memo::Reuse;
 use crate::normalize::{name_key, stable_hash, text_key, text_key_hash};
 use crate::records::RecordFile;
 use crate::slug::slugify;
@@ -207,12 +209,51 @@ fn group_records<'r>(
     groups
 }
 
+/// Work [`link_with`] can reuse from the previous build in the same process (see
+/// [`crate::memo`]): normalized title keys and slugs, by title.
+#[derive(Default)]
+pub struct LinkMemo {
+    title_hashes: Reuse<u64>,
+    title_keys: Reuse<String>,
+    slugs: Reuse<String>,
+}
+
+impl LinkMemo {
+    /// Starts keeping results for the next build (see [`Reuse::enable`]).
+    pub fn enable(&mut self) {
+        self.title_hashes.enable();
+        self.title_keys.enable();
+        self.slugs.enable();
+    }
+
+    /// Ends a build: see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.title_hashes.finish_build();
+        self.title_keys.finish_build();
+        self.slugs.finish_build();
+    }
+}
+
+/// A key for [`Reuse`]: `tag` and `text`.
+fn text_memo_key(tag: &str, text: &str) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(tag.as_bytes());
+    hasher.update(&[0]);
+    hasher.update(text.as_bytes());
+    hasher.digest()
+}
+
 /// Links parsed record files into a [`SiteGraph`].
+pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
+    link_with(files, &LinkMemo::default())
+}
+
+/// [`link`], reusing title keys and slugs from `memo`.
 ///
 /// Choices when copies of a paper differ: the title and source of the first copy in
 /// file path order; the longest abstract (ties: first copy); the most frequent subject
 /// (ties: first copy).
-pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
+pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMemo) -> SiteGraph {
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| files[a].borrow().path.cmp(&files[b].borrow().path));
     let files: Vec<&RecordFile> = order.iter().map(|&i| files[i].borrow()).collect();
@@ -257,7 +298,10 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
         .map(|file| {
             file.records
                 .iter()
-                .map(|r| text_key_hash(&r.title))
+                .map(|r| {
+                    let key = text_memo_key("title hash", &r.title);
+                    *memo.title_hashes.get_or(key, || text_key_hash(&r.title))
+                })
                 .collect()
         })
         .collect();
@@ -296,7 +340,9 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
             .map(|g| {
                 let first = &g.copies[0];
                 let record = &files[first.file].records[first.record];
-                format!("{}-{}", slugify(&record.title, "paper"), record.year)
+                let key = text_memo_key("paper slug", &record.title);
+                let slug = memo.slugs.get_or(key, || slugify(&record.title, "paper"));
+                format!("{slug}-{}", record.year)
             })
             .collect(),
         |i| {
@@ -403,7 +449,10 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
                 );
             }
             let present_abstracts = copies.iter().filter_map(|r| r.abstract_text.as_deref());
-            if present_abstracts.clone().any(|a| Some(a) != abstract_text.as_deref()) {
+            if present_abstracts
+                .clone()
+                .any(|a| Some(a) != abstract_text.as_deref())
+            {
                 report(
                     "abstract",
                     copies.iter().map(|r| r.abstract_text.as_deref()).collect(),
@@ -473,7 +522,13 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
             authors[author].papers.push(paper_id);
         }
     }
-    let title_keys: Vec<String> = papers.par_iter().map(|p| text_key(&p.title)).collect();
+    let title_keys: Vec<Arc<String>> = papers
+        .par_iter()
+        .map(|p| {
+            let key = text_memo_key("title key", &p.title);
+            memo.title_keys.get_or(key, || text_key(&p.title))
+        })
+        .collect();
     authors.par_iter_mut().for_each(|author| {
         author.papers.sort_by(|&a, &b| {
             papers[b]

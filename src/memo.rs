@@ -15,6 +15,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex};
 
 use crate::cache::BuildCache;
+use crate::graph::LinkMemo;
 use crate::plan::PlanMemo;
 use crate::site::{ParsedRecordFile, StampedRecordFile};
 
@@ -126,6 +127,8 @@ pub struct BuildMemo {
     /// Parsed record files with the hash of their bytes, by path, size and modification
     /// time: a file whose size and time did not change is not read again.
     pub record_stamps: Reuse<StampedRecordFile>,
+    /// Title keys and slugs.
+    pub link: LinkMemo,
     /// TeX conversions and search terms.
     pub plan: PlanMemo,
     /// The build cache as the last build saved it, with the file it was saved to: no
@@ -145,6 +148,7 @@ impl BuildMemo {
         let mut memo = BuildMemo::default();
         memo.records.enable();
         memo.record_stamps.enable();
+        memo.link.enable();
         memo.plan.enable();
         memo.save_in_background = true;
         memo
@@ -163,6 +167,7 @@ impl BuildMemo {
     pub fn finish_build(&mut self) {
         self.records.finish_build();
         self.record_stamps.finish_build();
+        self.link.finish_build();
         self.plan.finish_build();
     }
 }

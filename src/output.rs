@@ -257,10 +257,7 @@ impl OutputWriter {
 /// The lines of an earlier manifest that are not among `files` (sorted by path). A
 /// manifest written by profilegen is sorted too, so the two lists are walked side by
 /// side; any other is checked line by line against a set.
-fn stale_paths<'m>(
-    old_manifest: &'m str,
-    files: &[(String, Option<FileState>)],
-) -> Vec<&'m str> {
+fn stale_paths<'m>(old_manifest: &'m str, files: &[(String, Option<FileState>)]) -> Vec<&'m str> {
     let old: Vec<&str> = old_manifest.lines().collect();
     if !old.windows(2).all(|pair| pair[0] < pair[1]) {
         let current: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
@@ -506,7 +503,10 @@ mod tests {
             .iter()
             .map(|p| (p.to_string(), None))
             .collect();
-        assert_eq!(stale_paths("a/w\na/x\nb\nbb\nd\ne\n", &files), ["a/w", "bb", "e"]);
+        assert_eq!(
+            stale_paths("a/w\na/x\nb\nbb\nd\ne\n", &files),
+            ["a/w", "bb", "e"]
+        );
         assert_eq!(stale_paths("e\na/x\nz\nb\n", &files), ["e", "z"]);
         assert!(stale_paths("", &files).is_empty());
         assert_eq!(stale_paths("b\n", &[]), ["b"]);

@@ -15,7 +15,7 @@ use crate::cache;
 use crate::config::{normalize_base_url, parse_config, SiteConfig, CONFIG_FILE};
 use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location, Severity};
-use crate::graph::link;
+use crate::graph::link_with;
 use crate::memo::{BuildMemo, Reuse};
 use crate::output::{Committed, OutputWriter, WriteStats};
 use crate::plan::{content_hash, plan_site, PlanInput, PlannedFile};
@@ -301,7 +301,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         return Err(fail(d.message, diagnostics));
     }
 
-    let graph = link(&input.records);
+    let graph = link_with(&input.records, &memo.link);
     drop(std::mem::take(&mut input.records));
     diagnostics.extend(graph.diagnostics.iter().cloned());
     timings.mark("link");
