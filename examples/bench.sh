@@ -7,6 +7,7 @@
 # Needs hyperfine (Debian: apt-get install hyperfine) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
 work=${1:-target/bench}
 papers=${PAPERS:-10000}
 authors=${AUTHORS:-2000}
@@ -43,6 +44,8 @@ $bin build --quiet --output "$out"
 cp new_author.txt content/records/zz_new.txt
 $bin build --output "$out" 2>&1 | tail -n 1
 rm -f content/records/zz_new.txt
+echo "== build --watch: regeneration after one new record file (reuses the last build's work)"
+python3 "$repo/examples/watch_bench.py" "$PWD" --runs 20 | tail -n 3
 echo "== check (parse, link, render; no writing)"
 hyperfine --warmup 1 --runs 10 "$bin check"
 echo "== peak memory of a fresh build"
