@@ -194,6 +194,27 @@ fn apply(site: &Site, change: &Change) {
     }
 }
 
+/// The site each property test starts from: two record files sharing three papers.
+fn starting_site() -> Site {
+    let site = Site::new();
+    site.file("profilegen.yaml", "title: Lab\n");
+    site.file("content/records/f0.txt", records(0, 0b11_1111_1111));
+    site.file("content/records/f1.txt", records(3, 0b00_0000_0111));
+    site
+}
+
+/// Whether two output folders hold the same files with the same bytes.
+fn same_trees(built: &Path, clean: &Path, change: &Change) -> Result<(), TestCaseError> {
+    let incremental = tree(built);
+    let reference = tree(clean);
+    let paths = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    prop_assert_eq!(paths(&incremental), paths(&reference), "after {:?}", change);
+    for ((path, a), (_, b)) in incremental.iter().zip(&reference) {
+        prop_assert!(a == b, "{} differs after {:?}", path, change);
+    }
+    Ok(())
+}
+
 fn build(site: &Site, args: &[&str]) -> (i32, String) {
     let run = site.run(args);
     (run.code, run.stderr)
@@ -204,10 +225,7 @@ proptest! {
 
     #[test]
     fn incremental_output_equals_a_clean_build(changes in proptest::collection::vec(change(), 1..7)) {
-        let site = Site::new();
-        site.file("profilegen.yaml", "title: Lab\n");
-        site.file("content/records/f0.txt", records(0, 0b11_1111_1111));
-        site.file("content/records/f1.txt", records(3, 0b00_0000_0111));
+        let site = starting_site();
         let (code, err) = build(&site, &["build"]);
         prop_assert_eq!(code, 0, "{}", err);
         for change in &changes {
@@ -217,13 +235,7 @@ proptest! {
             let _ = fs::remove_dir_all(&clean);
             let (clean_code, clean_err) = build(&site, &["build", "--force", "--output", "clean"]);
             prop_assert_eq!(code, clean_code, "{:?}\n{}\n{}", change, err, clean_err);
-            let incremental = tree(&site.public());
-            let reference = tree(&clean);
-            let paths = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
-            prop_assert_eq!(paths(&incremental), paths(&reference), "after {:?}", change);
-            for ((path, a), (_, b)) in incremental.iter().zip(&reference) {
-                prop_assert!(a == b, "{} differs after {:?}", path, change);
-            }
+            same_trees(&site.public(), &clean, change)?;
         }
     }
 }
@@ -236,10 +248,7 @@ proptest! {
     /// still equal a clean build after every change.
     #[test]
     fn builds_reusing_a_memo_equal_a_clean_build(changes in proptest::collection::vec(change(), 1..7)) {
-        let site = Site::new();
-        site.file("profilegen.yaml", "title: Lab\n");
-        site.file("content/records/f0.txt", records(0, 0b11_1111_1111));
-        site.file("content/records/f1.txt", records(3, 0b00_0000_0111));
+        let site = starting_site();
         let options = BuildOptions::new(site.root());
         let mut memo = BuildMemo::long_running();
         prop_assert!(build_with(&options, &mut memo).is_ok());
@@ -259,13 +268,7 @@ proptest! {
             if let (Ok(a), Ok(b)) = (&reused, &reference_result) {
                 prop_assert_eq!(&a.diagnostics, &b.diagnostics, "after {:?}", change);
             }
-            let incremental = tree(&site.public());
-            let reference = tree(&clean);
-            let paths = |t: &[(String, Vec<u8>)]| t.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
-            prop_assert_eq!(paths(&incremental), paths(&reference), "after {:?}", change);
-            for ((path, a), (_, b)) in incremental.iter().zip(&reference) {
-                prop_assert!(a == b, "{} differs after {:?}", path, change);
-            }
+            same_trees(&site.public(), &clean, change)?;
         }
     }
 }
