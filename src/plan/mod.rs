@@ -995,14 +995,21 @@ impl<'a> Planner<'a> {
             })
         };
         subjects.values_mut().for_each(newest_first);
-        for list in years.values_mut() {
-            list.sort_by(|&a, &b| {
-                let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
-                pa.title
-                    .to_lowercase()
-                    .cmp(&pb.title.to_lowercase())
-                    .then_with(|| pa.slug.cmp(&pb.slug))
-            });
+        {
+            use rayon::prelude::*;
+            // Each year's papers by title (case-insensitive), then slug.
+            let lowercase_titles: Vec<String> = graph
+                .papers
+                .par_iter()
+                .map(|p| p.title.to_lowercase())
+                .collect();
+            for list in years.values_mut() {
+                list.sort_by(|&a, &b| {
+                    lowercase_titles[a]
+                        .cmp(&lowercase_titles[b])
+                        .then_with(|| graph.papers[a].slug.cmp(&graph.papers[b].slug))
+                });
+            }
         }
         let (paper_texts, mut tex_diagnostics) = convert_texts(graph, &input.memo.texts);
         diagnostics.append(&mut tex_diagnostics);
