@@ -281,8 +281,9 @@ pub fn csl_file(entries: &[CitationInput]) -> String {
 ///
 /// Input per paper: (first author's display name or None, year, title, tiebreak).
 pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> {
+    use rayon::prelude::*;
     let bases: Vec<String> = papers
-        .iter()
+        .par_iter()
         .map(|(name, year, title, _)| base_key(*name, *year, title))
         .collect();
 
