@@ -743,6 +743,7 @@ pub struct PlanMemo {
     search_terms: Reuse<search::DocTerms>,
     citations: Reuse<exports::BriefCitation>,
     data_items: Reuse<Vec<u8>>,
+    term_numbers: std::sync::Mutex<search::TermNumbers>,
 }
 
 impl PlanMemo {

@@ -188,7 +188,12 @@ impl Planner<'_> {
             terms_of(&fields)
         }));
 
-        let mut terms = postings(&doc_terms);
+        let mut numbers = self
+            .memo
+            .term_numbers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut terms = postings(&doc_terms, &mut numbers);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
         terms
@@ -283,6 +288,8 @@ pub struct DocTerms {
     text: String,
     /// Each distinct term: the hash of its text, and where it is in `text`.
     spans: Vec<TermSpan>,
+    /// `(term number, weight)` of each span, once numbered (see [`TermNumbers`]).
+    numbers: std::sync::OnceLock<Vec<(u32, u32)>>,
 }
 
 /// One term of a document.
@@ -349,36 +356,82 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
             .then(b.weight.cmp(&a.weight))
     });
     spans.dedup_by(|later, earlier| later.hash == earlier.hash && term(later) == term(earlier));
-    DocTerms { text, spans }
+    DocTerms {
+        text,
+        spans,
+        numbers: std::sync::OnceLock::new(),
+    }
+}
+
+/// Numbers for terms, so that postings are gathered by counting rather than by hashing
+/// every term of every document. Kept (in the plan memo) for the life of a long-running
+/// process: a document numbered once keeps its numbers, and only new documents are
+/// looked up.
+#[derive(Default)]
+pub struct TermNumbers {
+    /// By term hash, the numbers of the terms with that hash (almost always one).
+    by_hash: HashMap<u64, Vec<u32>, BuildHasherDefault<PassThroughHasher>>,
+    /// Each term, by number.
+    terms: Vec<Box<str>>,
+}
+
+impl TermNumbers {
+    /// The number of `term` (whose xxh3 is `hash`), given on first sight.
+    fn number(&mut self, hash: u64, term: &str) -> u32 {
+        let TermNumbers { by_hash, terms } = self;
+        let same_hash = by_hash.entry(hash).or_default();
+        if let Some(&n) = same_hash.iter().find(|&&n| &*terms[n as usize] == term) {
+            return n;
+        }
+        let n = terms.len() as u32;
+        terms.push(term.into());
+        same_hash.push(n);
+        n
+    }
+}
+
+/// A document's `(term number, weight)` pairs (none before it is numbered).
+fn numbered(doc: &DocTerms) -> &[(u32, u32)] {
+    doc.numbers.get().map_or(&[][..], Vec::as_slice)
 }
 
 /// Each term of the documents with its postings `(doc, weight)` in doc order, terms in
-/// order of first appearance. Terms are found by the hash each document computed; a
-/// different term with the same hash gets a slot of its own by its text.
-fn postings(doc_terms: &[Arc<DocTerms>]) -> Vec<(&str, Vec<(u32, u32)>)> {
-    let mut slots: HashMap<u64, usize, BuildHasherDefault<PassThroughHasher>> =
-        HashMap::with_capacity_and_hasher(1 << 14, BuildHasherDefault::default());
-    let mut collided: HashMap<&str, usize> = HashMap::new();
-    let mut terms: Vec<(&str, Vec<(u32, u32)>)> = Vec::new();
-    for (doc, list) in doc_terms.iter().enumerate() {
-        for span in &list.spans {
-            let term = list.term(span);
-            let slot = *slots.entry(span.hash).or_insert_with(|| {
-                terms.push((term, Vec::new()));
-                terms.len() - 1
-            });
-            let slot = if terms[slot].0 == term {
-                slot
-            } else {
-                *collided.entry(term).or_insert_with(|| {
-                    terms.push((term, Vec::new()));
-                    terms.len() - 1
-                })
-            };
-            terms[slot].1.push((doc as u32, span.weight));
+/// no particular order. Documents not numbered yet are numbered with `numbers`; the
+/// postings are then counted and placed by term number.
+fn postings<'t>(
+    doc_terms: &[Arc<DocTerms>],
+    numbers: &'t mut TermNumbers,
+) -> Vec<(&'t str, Vec<(u32, u32)>)> {
+    for doc in doc_terms {
+        doc.numbers.get_or_init(|| {
+            doc.spans
+                .iter()
+                .map(|span| (numbers.number(span.hash, doc.term(span)), span.weight))
+                .collect()
+        });
+    }
+    let mut starts = vec![0usize; numbers.terms.len() + 1];
+    for doc in doc_terms {
+        for &(n, _) in numbered(doc) {
+            starts[n as usize + 1] += 1;
         }
     }
-    terms
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut flat = vec![(0u32, 0u32); starts[starts.len() - 1]];
+    let mut next = starts.clone();
+    for (doc, terms) in doc_terms.iter().enumerate() {
+        for &(n, weight) in numbered(terms) {
+            flat[next[n as usize]] = (doc as u32, weight);
+            next[n as usize] += 1;
+        }
+    }
+    let numbers: &'t TermNumbers = numbers;
+    (0..numbers.terms.len())
+        .filter(|&n| starts[n + 1] > starts[n])
+        .map(|n| (&*numbers.terms[n], flat[starts[n]..starts[n + 1]].to_vec()))
+        .collect()
 }
 
 /// A term with its postings `(doc, weight)`.
@@ -547,16 +600,32 @@ mod tests {
             span.hash = 7;
         }
         let docs = [Arc::new(one), Arc::new(two)];
-        let mut found = postings(&docs);
+        let mut numbers = TermNumbers::default();
+        let mut found = postings(&docs, &mut numbers);
+        found.sort();
+        let expected = [
+            ("alpha", vec![(0, WEIGHT_TITLE)]),
+            ("beta", vec![(0, WEIGHT_TITLE), (1, WEIGHT_TEXT)]),
+            ("gamma", vec![(1, WEIGHT_TEXT)]),
+        ];
+        assert_eq!(found, expected);
+
+        // A later build: the documents keep their numbers, a new one gets looked up.
+        let mut three = weighted(&[("delta alpha", WEIGHT_TEXT)]);
+        three.spans.iter_mut().for_each(|span| span.hash = 7);
+        let docs = [Arc::clone(&docs[1]), Arc::new(three), Arc::clone(&docs[0])];
+        let mut found = postings(&docs, &mut numbers);
         found.sort();
         assert_eq!(
             found,
             [
-                ("alpha", vec![(0, WEIGHT_TITLE)]),
-                ("beta", vec![(0, WEIGHT_TITLE), (1, WEIGHT_TEXT)]),
-                ("gamma", vec![(1, WEIGHT_TEXT)]),
+                ("alpha", vec![(1, WEIGHT_TEXT), (2, WEIGHT_TITLE)]),
+                ("beta", vec![(0, WEIGHT_TEXT), (2, WEIGHT_TITLE)]),
+                ("delta", vec![(1, WEIGHT_TEXT)]),
+                ("gamma", vec![(0, WEIGHT_TEXT)]),
             ]
         );
+        assert_eq!(numbers.terms.len(), 4, "alpha is numbered once");
     }
 
     #[test]
