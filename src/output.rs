@@ -109,7 +109,7 @@ pub struct OutputWriter {
     /// Number of files staged (created or changed).
     written: AtomicUsize,
     /// Relative path of every file of this build, with its size and modification time
-    /// when this writer looked at it (not for files [`OutputWriter::keep`] was told of).
+    /// when this writer looked at it (not for files [`OutputWriter::keep_all`] was told of).
     files: Mutex<Vec<(String, Option<FileState>)>>,
 }
 
@@ -178,10 +178,11 @@ impl OutputWriter {
         Ok(true)
     }
 
-    /// Records that `path` belongs to this build although it was not staged (it is known
-    /// to be unchanged), so that it is not removed as stale.
-    pub fn keep(&self, path: &str) {
-        lock(&self.files).push((path.to_string(), None));
+    /// Records that `paths` belong to this build although they were not staged (they
+    /// are known to be unchanged), so that they are not removed as stale.
+    pub fn keep_all<'p>(&self, paths: impl IntoIterator<Item = &'p str>) {
+        let mut files = lock(&self.files);
+        files.extend(paths.into_iter().map(|path| (path.to_string(), None)));
     }
 
     /// The folder files are written into (canonical).

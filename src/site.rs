@@ -403,9 +403,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             _ => vec![false; fingerprints.len()],
         };
         if let Some(writer) = &writer {
-            for (o, _) in outputs.iter().zip(&unchanged).filter(|(_, u)| **u) {
-                writer.keep(&o.path);
-            }
+            let kept = outputs.iter().zip(&unchanged).filter(|(_, u)| **u);
+            writer.keep_all(kept.map(|(o, _)| o.path.as_str()));
         }
         (fingerprints, unchanged)
     };

@@ -53,7 +53,7 @@ impl Planner<'_> {
             #[serde(rename = "abstract")]
             abstract_text: Option<&'a str>,
             authors: Vec<&'a str>,
-            url: String,
+            url: &'a str,
         }
         let graph = self.graph;
         let list: Vec<PaperJson> = graph
@@ -72,7 +72,7 @@ impl Planner<'_> {
                     .iter()
                     .map(|&a| graph.authors[a].slug.as_str())
                     .collect(),
-                url: self.public_url(&self.paper_paths[id]),
+                url: &self.paper_urls[id],
             })
             .collect();
         json_array_bytes(&list, |item| {

@@ -486,7 +486,7 @@ fn shard_size(entries: &[TermEntry]) -> usize {
 }
 
 /// Appends `n` in decimal (a million postings go through here: no formatting machinery).
-fn push_decimal(out: &mut String, mut n: u32) {
+fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
     let mut digits = [0u8; 10];
     let mut start = digits.len();
     loop {
@@ -497,31 +497,31 @@ fn push_decimal(out: &mut String, mut n: u32) {
             break;
         }
     }
-    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+    out.extend_from_slice(&digits[start..]);
 }
 
 /// A shard as JSON, `{"term":[doc,weight,…],…}`, terms in the order given (sorted).
 fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
-    let mut out = String::with_capacity(shard_size(entries));
-    out.push('{');
+    let mut out = Vec::with_capacity(shard_size(entries));
+    out.push(b'{');
     for (i, (term, list)) in entries.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
-        out.push_str(&serde_json::to_string(term).unwrap_or_default());
-        out.push_str(":[");
+        let _ = serde_json::to_writer(&mut out, term);
+        out.extend_from_slice(b":[");
         for (j, &(doc, weight)) in list.iter().enumerate() {
             if j > 0 {
-                out.push(',');
+                out.push(b',');
             }
             push_decimal(&mut out, doc);
-            out.push(',');
+            out.push(b',');
             push_decimal(&mut out, weight);
         }
-        out.push(']');
+        out.push(b']');
     }
-    out.push('}');
-    out.into_bytes()
+    out.push(b'}');
+    out
 }
 
 #[cfg(test)]
@@ -573,9 +573,9 @@ mod tests {
     #[test]
     fn decimals() {
         for n in [0, 7, 10, 99, 100, 4_294_967_295, 1_234_567] {
-            let mut out = String::from("x");
+            let mut out = b"x".to_vec();
             push_decimal(&mut out, n);
-            assert_eq!(out, format!("x{n}"));
+            assert_eq!(out, format!("x{n}").into_bytes());
         }
     }
 
