@@ -85,7 +85,7 @@ use unicode_normalization::UnicodeNormalization;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TexRendering {
     /// HTML: all text escaped (&, <, >, ", '), text-mode TeX turned into markup
-    /// (<b>, <i>/<em>), math as MathML (<math> ... </math>, display="block" for $$...$$ and \[...\]).
+    /// (`<b>`, `<i>`/`<em>`), math as MathML (`<math> ... </math>`, `display="block"` for `$$...$$` and `\[...\]`).
     pub html: String,
     /// Clean plain text for meta tags, feeds, JSON-LD: no TeX commands, no markup, math in the
     /// readable linear form described in the module documentation (`$P_Z$` -> `P_Z`,
