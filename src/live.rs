@@ -7,7 +7,7 @@
 //! the last good site.
 
 use std::net::IpAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -108,6 +108,11 @@ pub fn watch(
         if changes.is_empty() {
             continue;
         }
+        // Files the watcher saw change are read again whatever their size and time say.
+        memo.records.reported_changes = changes
+            .iter()
+            .filter_map(|c| c.path.strip_prefix(&root).ok().map(Path::to_path_buf))
+            .collect();
         let outcome = build_with(options, &mut memo);
         on_rebuild(&changes, &outcome);
     }

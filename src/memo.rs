@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use crate::cache::BuildCache;
 use crate::graph::LinkMemo;
 use crate::plan::PlanMemo;
-use crate::site::{ParsedRecordFile, StampedRecordFile};
+use crate::site::RecordReuse;
 
 /// Results of one kind of work, by a hash of the work's whole input. Disabled until
 /// [`Reuse::enable`]d: a one-off build keeps nothing (so memory is freed as early as
@@ -122,11 +122,8 @@ impl std::hash::Hasher for PassThroughHasher {
 /// Everything one build hands to the next in the same process.
 #[derive(Default)]
 pub struct BuildMemo {
-    /// Parsed record files, by path and bytes.
-    pub records: Reuse<ParsedRecordFile>,
-    /// Parsed record files with the hash of their bytes, by path, size and modification
-    /// time: a file whose size and time did not change is not read again.
-    pub record_stamps: Reuse<StampedRecordFile>,
+    /// Parsed record files.
+    pub records: RecordReuse,
     /// Title keys and slugs.
     pub link: LinkMemo,
     /// TeX conversions and search terms.
@@ -147,7 +144,6 @@ impl BuildMemo {
     pub fn long_running() -> BuildMemo {
         let mut memo = BuildMemo::default();
         memo.records.enable();
-        memo.record_stamps.enable();
         memo.link.enable();
         memo.plan.enable();
         memo.save_in_background = true;
@@ -166,7 +162,6 @@ impl BuildMemo {
     /// Ends a build (successful or not): see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.records.finish_build();
-        self.record_stamps.finish_build();
         self.link.finish_build();
         self.plan.finish_build();
     }

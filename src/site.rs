@@ -211,8 +211,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
 
     let timings = Timings::from_env();
     let save_failure = memo.wait_for_save();
-    let mut input = read_site(&options.root, &memo.records, &memo.record_stamps)
-        .map_err(|d| fail(d.message.clone(), vec![d]))?;
+    let mut input =
+        read_site(&options.root, &memo.records).map_err(|d| fail(d.message.clone(), vec![d]))?;
     input
         .diagnostics
         .extend(save_failure.map(|message| Diagnostic::warning(message, None)));
@@ -684,11 +684,7 @@ fn check_output_location(root: &Path, output: &Path) -> Result<(), Diagnostic> {
 
 /// Reads everything under a site root: configuration (fatal if broken), record files,
 /// bios, pages, template overrides and static files.
-pub fn read_site(
-    root: &Path,
-    parsed: &Reuse<ParsedRecordFile>,
-    stamps: &Reuse<StampedRecordFile>,
-) -> Result<SiteInput, Diagnostic> {
+pub fn read_site(root: &Path, reuse: &RecordReuse) -> Result<SiteInput, Diagnostic> {
     let mut input = SiteInput::default();
     let config_path = root.join(CONFIG_FILE);
     match fs::read(&config_path) {
@@ -710,7 +706,7 @@ pub fn read_site(
         }
     }
 
-    let (records, mut diagnostics, mut hashes) = read_records(root, parsed, stamps);
+    let (records, mut diagnostics, mut hashes) = read_records(root, reuse);
     input.records = records;
     input.diagnostics.append(&mut diagnostics);
     input.file_hashes.append(&mut hashes);
@@ -765,6 +761,35 @@ pub struct ParsedRecordFile {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// What [`read_records`] may reuse from the previous build in the same process.
+#[derive(Default)]
+pub struct RecordReuse {
+    /// Parsed record files, by path and bytes.
+    pub parsed: Reuse<ParsedRecordFile>,
+    /// Parsed record files with the hash of their bytes, by path, size and modification
+    /// time: a file whose size and time did not change is not read again...
+    pub stamps: Reuse<StampedRecordFile>,
+    /// ... unless it is one of these, which the watcher saw change since the last build
+    /// (relative to the site root): a copy that keeps an old file's size and time is
+    /// still read.
+    pub reported_changes: HashSet<PathBuf>,
+}
+
+impl RecordReuse {
+    /// Starts keeping results for the next build (see [`Reuse::enable`]).
+    pub fn enable(&mut self) {
+        self.parsed.enable();
+        self.stamps.enable();
+    }
+
+    /// Ends a build: see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.parsed.finish_build();
+        self.stamps.finish_build();
+        self.reported_changes.clear();
+    }
+}
+
 /// A parsed record file with the hash of its bytes, as [`read_records`] remembers it by
 /// path, size and modification time.
 #[derive(Debug)]
@@ -799,14 +824,15 @@ type ReadRecords = (Vec<Arc<RecordFile>>, Vec<Diagnostic>, Vec<(String, u64)>);
 
 /// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
 /// path. Also returns each file's path (relative to the root) and the hash of its bytes.
-/// A file `parsed` holds with the same path and bytes is not parsed again, and one
-/// `stamps` holds with the same path, size and (old enough) modification time is not
-/// even read.
-pub fn read_records(
-    root: &Path,
-    parsed: &Reuse<ParsedRecordFile>,
-    stamps: &Reuse<StampedRecordFile>,
-) -> ReadRecords {
+/// A file `reuse` holds with the same path and bytes is not parsed again, and one it
+/// holds with the same path, size and (old enough) modification time is not even read,
+/// unless the watcher reported it changed.
+pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
+    let RecordReuse {
+        parsed,
+        stamps,
+        reported_changes,
+    } = reuse;
     let dir = root.join(RECORDS_DIR);
     let mut diagnostics = Vec::new();
     let mut paths = Vec::new();
@@ -848,7 +874,7 @@ pub fn read_records(
         .map(|path| {
             let display = path.strip_prefix(root).unwrap_or(path);
             let shown = display.to_string_lossy().into_owned();
-            let stamp = stamp_key(&shown, path);
+            let stamp = stamp_key(&shown, path).filter(|_| !reported_changes.contains(display));
             if let Some(known) = stamp.and_then(|key| stamps.get(key)) {
                 let parsed = Arc::clone(&known.parsed);
                 return (Some(parsed), Vec::new(), Some((shown, known.hash)));
@@ -1008,12 +1034,8 @@ mod tests {
         )
     }
 
-    fn titles(
-        root: &Path,
-        parsed: &Reuse<ParsedRecordFile>,
-        stamps: &Reuse<StampedRecordFile>,
-    ) -> Vec<String> {
-        let (files, _, _) = read_records(root, parsed, stamps);
+    fn titles(root: &Path, reuse: &RecordReuse) -> Vec<String> {
+        let (files, _, _) = read_records(root, reuse);
         files
             .iter()
             .flat_map(|f| f.records.iter().map(|r| r.title.clone()))
@@ -1036,31 +1058,40 @@ mod tests {
                 .set_modified(modified)
                 .unwrap();
         };
-        let (mut parsed, mut stamps) = (Reuse::default(), Reuse::default());
-        parsed.enable();
-        stamps.enable();
+        let mut reuse = RecordReuse::default();
+        reuse.enable();
 
         write(&record("First Title"), an_hour_ago);
-        assert_eq!(titles(dir.path(), &parsed, &stamps), ["First Title"]);
-        assert_eq!(stamps.len(), 0, "nothing to reuse before the build ends");
-        parsed.finish_build();
-        stamps.finish_build();
-        assert_eq!(stamps.len(), 1);
+        assert_eq!(titles(dir.path(), &reuse), ["First Title"]);
+        assert_eq!(
+            reuse.stamps.len(),
+            0,
+            "nothing to reuse before the build ends"
+        );
+        reuse.finish_build();
+        assert_eq!(reuse.stamps.len(), 1);
 
-        // Same size and time: trusted, not read (so an edit that keeps both is missed,
-        // as by make; editors and copies change the time).
+        // Same size and time: trusted, not read (as by make; editors and copies change
+        // the time)...
         write(&record("Other Title"), an_hour_ago);
-        assert_eq!(titles(dir.path(), &parsed, &stamps), ["First Title"]);
+        assert_eq!(titles(dir.path(), &reuse), ["First Title"]);
+        // ... unless the watcher saw the file change.
+        reuse
+            .reported_changes
+            .insert(PathBuf::from(RECORDS_DIR).join("ada.txt"));
+        assert_eq!(titles(dir.path(), &reuse), ["Other Title"]);
+        reuse.finish_build();
+        assert!(reuse.reported_changes.is_empty(), "reports last one build");
 
         // Another time: read again.
-        write(&record("Other Title"), an_hour_ago + Duration::from_secs(1));
-        assert_eq!(titles(dir.path(), &parsed, &stamps), ["Other Title"]);
+        write(&record("Third Title"), an_hour_ago + Duration::from_secs(1));
+        assert_eq!(titles(dir.path(), &reuse), ["Third Title"]);
 
         // A time too recent to trust: always read.
-        write(&record("Third Title"), SystemTime::now());
-        assert_eq!(titles(dir.path(), &parsed, &stamps), ["Third Title"]);
-        stamps.finish_build();
         write(&record("Forth Title"), SystemTime::now());
-        assert_eq!(titles(dir.path(), &parsed, &stamps), ["Forth Title"]);
+        assert_eq!(titles(dir.path(), &reuse), ["Forth Title"]);
+        reuse.finish_build();
+        write(&record("Fifth Title"), SystemTime::now());
+        assert_eq!(titles(dir.path(), &reuse), ["Fifth Title"]);
     }
 }
