@@ -368,6 +368,33 @@ fn build_watch_reads_a_reported_file_that_kept_its_size_and_time() {
 }
 
 #[test]
+fn build_watch_rebuilds_everything_when_the_output_folder_is_gone() {
+    let site = Site::seeds();
+    let mut watch = Running::start(&site, &["build", "--watch"]);
+    watch.wait_for("Watching", WAIT);
+    let before = site.output_tree();
+
+    // The rebuild trusts the folder it wrote only while its manifest is there.
+    std::fs::remove_dir_all(site.public()).unwrap();
+    site.file(
+        "content/records/late.txt",
+        record_file("Late Author", &[(2022, "Late Paper", "L.", "cs.DC")]),
+    );
+    let line = watch.wait_for("late.txt", WAIT);
+    assert!(line.contains("0 errors"), "{line}");
+    let after = site.output_tree();
+    for (path, _) in &before {
+        assert!(
+            after.iter().any(|(p, _)| p == path),
+            "{path} is back after the output folder was removed"
+        );
+    }
+    assert!(site
+        .output("authors/late-author/index.html")
+        .contains("Late Paper"));
+}
+
+#[test]
 fn build_watch_polls_when_asked() {
     let site = Site::seeds();
     let mut watch = Running::start(&site, &["build", "--watch", "--poll"]);
