@@ -365,6 +365,25 @@ fn build_watch_reads_a_reported_file_that_kept_its_size_and_time() {
     assert!(site
         .output("authors/kept-stamp/index.html")
         .contains("Other Kept Title"));
+
+    // The cache a long-running build saves in the background is current: the next
+    // one-off build finds nothing to do and leaves the cache file as it is (a build
+    // that renders anything saves the cache again).
+    std::thread::sleep(Duration::from_millis(500));
+    drop(watch);
+    let cache_files = || -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut files: Vec<_> = std::fs::read_dir(site.root().join(".profilegen"))
+            .unwrap()
+            .flatten()
+            .map(|e| (e.path(), std::fs::read(e.path()).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    let before = cache_files();
+    let run = site.build();
+    assert!(run.stderr.contains(" 0 files written"), "{}", run.stderr);
+    assert!(before == cache_files(), "the saved cache was current");
 }
 
 #[test]
