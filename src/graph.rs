@@ -18,7 +18,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Location};
-use crate::memo::Reuse;
+use crate::memo::{self, Reuse};
 use crate::normalize::{name_key, stable_hash, text_key, text_key_hash};
 use crate::records::RecordFile;
 use crate::slug::slugify;
@@ -234,15 +234,6 @@ impl LinkMemo {
     }
 }
 
-/// A key for [`Reuse`]: `tag` and `text`.
-fn text_memo_key(tag: &str, text: &str) -> u64 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    hasher.update(tag.as_bytes());
-    hasher.update(&[0]);
-    hasher.update(text.as_bytes());
-    hasher.digest()
-}
-
 /// Links parsed record files into a [`SiteGraph`].
 pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
     link_with(files, &LinkMemo::default())
@@ -299,7 +290,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
             file.records
                 .iter()
                 .map(|r| {
-                    let key = text_memo_key("title hash", &r.title);
+                    let key = memo::key("title hash", &r.title);
                     *memo.title_hashes.get_or(key, || text_key_hash(&r.title))
                 })
                 .collect()
@@ -340,7 +331,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
             .map(|g| {
                 let first = &g.copies[0];
                 let record = &files[first.file].records[first.record];
-                let key = text_memo_key("paper slug", &record.title);
+                let key = memo::key("paper slug", &record.title);
                 let slug = memo.slugs.get_or(key, || slugify(&record.title, "paper"));
                 format!("{slug}-{}", record.year)
             })
@@ -525,7 +516,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
     let title_keys: Vec<Arc<String>> = papers
         .par_iter()
         .map(|p| {
-            let key = text_memo_key("title key", &p.title);
+            let key = memo::key("title key", &p.title);
             memo.title_keys.get_or(key, || text_key(&p.title))
         })
         .collect();

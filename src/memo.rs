@@ -99,6 +99,16 @@ impl<T> Reuse<T> {
     }
 }
 
+/// A key for [`Reuse`]: a hash of `tag` (which kind of work) and `value` (everything the
+/// work reads), through [`std::hash::Hash`].
+pub fn key(tag: &str, value: &impl std::hash::Hash) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    tag.hash(&mut hasher);
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// A hasher for keys that are hashes already: passes a `u64` through.
 #[derive(Default)]
 pub struct PassThroughHasher(u64);

@@ -814,8 +814,9 @@ fn stamp_key(shown: &str, path: &Path) -> Option<u64> {
         return None;
     }
     let since_epoch = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some(content_hash(
-        format!("{shown}\0{}\0{}", meta.len(), since_epoch.as_nanos()).as_bytes(),
+    Some(crate::memo::key(
+        "record stamp",
+        &(shown, meta.len(), since_epoch.as_nanos()),
     ))
 }
 
@@ -882,7 +883,7 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
             match fs::read(path) {
                 Ok(bytes) => {
                     let hash = content_hash(&bytes);
-                    let key = content_hash(format!("{shown}\0{hash:016x}").as_bytes());
+                    let key = crate::memo::key("record file", &(&shown, hash));
                     let file = parsed.get_or(key, || {
                         let (file, diagnostics) = parse_record_file(display, &bytes);
                         ParsedRecordFile {

@@ -3,9 +3,10 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{memo_key, CitationFormat, Planner};
+use super::{CitationFormat, Planner};
 use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
 use crate::graph::{AuthorId, PaperId};
+use crate::memo;
 
 impl Planner<'_> {
     /// `/data/authors.json`: `[{id, name, url, papers: [paper ids]}]`.
@@ -36,7 +37,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(memo_key("authors.json", item), || array_item_json(item))
+                .get_or(memo::key("authors.json", item), || array_item_json(item))
         })
     }
 
@@ -78,7 +79,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(memo_key("papers.json", item), || array_item_json(item))
+                .get_or(memo::key("papers.json", item), || array_item_json(item))
         })
     }
 
@@ -115,7 +116,7 @@ impl Planner<'_> {
             };
             self.memo
                 .citations
-                .get_or(memo_key("brief citation", &input), || BriefCitation {
+                .get_or(memo::key("brief citation", &input), || BriefCitation {
                     bibtex: bibtex_entry(&input),
                     ris: ris_entry(&input),
                     csl: array_item_json(&csl_item(&input)),

@@ -15,7 +15,7 @@ use crate::config::{AuthorDetails, SiteConfig};
 use crate::content::{is_orcid, is_safe_url, is_web_url, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
-use crate::memo::Reuse;
+use crate::memo::{self, Reuse};
 use crate::normalize::name_key;
 use crate::slug::subject_segment;
 use crate::taxonomy::{category_group, category_name};
@@ -764,15 +764,6 @@ impl PlanMemo {
     }
 }
 
-/// A hash of `value` (its [`std::hash::Hash`]), after `tag`: a key for [`Reuse`].
-fn memo_key(tag: &str, value: &impl std::hash::Hash) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    tag.hash(&mut hasher);
-    value.hash(&mut hasher);
-    hasher.finish()
-}
-
 /// Plans the whole site.
 pub fn plan_site<'a>(input: &PlanInput<'a>) -> SitePlan<'a> {
     let planner = Planner::new(input);
@@ -864,15 +855,9 @@ fn convert_texts(
         .papers
         .par_iter()
         .map(|paper| {
-            let mut key = xxhash_rust::xxh3::Xxh3::new();
-            key.update(&(paper.title.len() as u64).to_le_bytes());
-            key.update(paper.title.as_bytes());
-            key.update(&[u8::from(paper.abstract_text.is_some())]);
-            if let Some(text) = &paper.abstract_text {
-                key.update(text.as_bytes());
-            }
             let abstract_text = paper.abstract_text.as_deref();
-            let text = memo.get_or(key.digest(), || convert_text(&paper.title, abstract_text));
+            let key = memo::key("tex", &(&paper.title, abstract_text));
+            let text = memo.get_or(key, || convert_text(&paper.title, abstract_text));
             let at = &paper.occurrences[0];
             let record_line = format!("{}{}", paper.source, paper.year);
             let diagnostics = text

@@ -164,8 +164,11 @@ impl Planner<'_> {
         // Each document's terms, in parallel; the previous build's where the fields are
         // the same.
         let memo = &self.memo.search_terms;
-        let terms_of =
-            |fields: &[(&str, u32)]| memo.get_or(fields_key(fields), || weighted(fields));
+        let terms_of = |fields: &[(&str, u32)]| {
+            memo.get_or(crate::memo::key("search terms", &fields), || {
+                weighted(fields)
+            })
+        };
         let mut doc_terms: Vec<Arc<DocTerms>> = (0..authors)
             .into_par_iter()
             .map(|id| terms_of(&[(&self.profiles[id].name, WEIGHT_TITLE)]))
@@ -312,17 +315,6 @@ impl DocTerms {
     fn term(&self, span: &TermSpan) -> &str {
         &self.text[span.start as usize..span.end as usize]
     }
-}
-
-/// A hash of everything [`weighted`] reads from `fields`.
-fn fields_key(fields: &[(&str, u32)]) -> u64 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    for (text, weight) in fields {
-        hasher.update(&(text.len() as u64).to_le_bytes());
-        hasher.update(text.as_bytes());
-        hasher.update(&weight.to_le_bytes());
-    }
-    hasher.digest()
 }
 
 /// Each term of the fields once, with the highest weight it has in them.
