@@ -111,6 +111,11 @@ pub struct OutputWriter {
     /// Relative path of every file of this build, with its size and modification time
     /// when this writer looked at it (not for files [`OutputWriter::keep_all`] was told of).
     files: Mutex<Vec<(String, Option<FileState>)>>,
+    /// Names in the output folder when it was opened (the staging folder aside). A file
+    /// whose first path component is not among them cannot exist yet, so it is staged
+    /// without looking for one to compare with: a build into an empty folder makes no
+    /// lookups at all.
+    existing: HashSet<std::ffi::OsString>,
 }
 
 /// What [`OutputWriter::commit`] did.
@@ -135,12 +140,18 @@ impl OutputWriter {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {}
             Err(err) => return Err(io_err("clear", &staging)(err)),
         }
+        let existing = fs::read_dir(&root)
+            .map_err(io_err("read", &root))?
+            .map(|entry| entry.map(|e| e.file_name()))
+            .collect::<Result<HashSet<_>, _>>()
+            .map_err(io_err("read", &root))?;
         fs::create_dir(&staging).map_err(io_err("create", &staging))?;
         Ok(OutputWriter {
             root,
             staging,
             written: AtomicUsize::new(0),
             files: Mutex::new(Vec::new()),
+            existing,
         })
     }
 
@@ -159,8 +170,13 @@ impl OutputWriter {
                 ),
             });
         }
+        let first = file.path.split('/').next().unwrap_or_default();
         let target = self.root.join(&file.path);
-        if let Ok(existing) = fs::symlink_metadata(&target) {
+        let may_exist = self.existing.contains(std::ffi::OsStr::new(first));
+        if let Some(existing) = may_exist
+            .then(|| fs::symlink_metadata(&target).ok())
+            .flatten()
+        {
             if existing.is_file() && existing.len() == file.bytes.len() as u64 {
                 if let Ok(old) = fs::read(&target) {
                     if old == file.bytes {
