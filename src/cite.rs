@@ -161,7 +161,7 @@ pub fn ris_entry(c: &CitationInput) -> String {
         ris_line(&mut out, "PY", &c.year.to_string());
     }
     if let Some(abstract_text) = c.abstract_text {
-        ris_line(&mut out, "AB", &clean_text(abstract_text));
+        ris_line(&mut out, "AB", abstract_text);
     }
     for subject in clean_list(c.subjects) {
         ris_line(&mut out, "KW", &subject);
@@ -467,22 +467,34 @@ fn clean_text(s: &str) -> String {
 /// characters, no whitespace but single inner ASCII spaces (the common case; checked
 /// without allocating).
 fn is_clean(s: &str) -> bool {
-    if s.starts_with(' ') || s.ends_with(' ') {
+    let bytes = s.as_bytes();
+    if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
         return false;
     }
     let mut previous_space = false;
-    for c in s.chars() {
-        if c == ' ' {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b' ' {
             if previous_space {
                 return false;
             }
             previous_space = true;
-        } else if c.is_ascii_graphic() {
+            i += 1;
+        } else if b.is_ascii_graphic() {
             previous_space = false;
-        } else if c.is_ascii() || c.is_whitespace() || c.is_control() || c == '\u{feff}' {
+            i += 1;
+        } else if b.is_ascii() {
             return false;
         } else {
+            // A non-ASCII character: decoded only here (text is mostly ASCII).
+            let Some(c) = s[i..].chars().next() else {
+                return false;
+            };
+            if c.is_whitespace() || c.is_control() || c == '\u{feff}' {
+                return false;
+            }
             previous_space = false;
+            i += c.len_utf8();
         }
     }
     true
@@ -571,43 +583,47 @@ fn bib_escape(text: &str) -> String {
     }) {
         return cleaned;
     }
-    let chars: Vec<char> = cleaned.chars().collect();
-    let paired = paired_braces(&chars);
-    let mut out = String::with_capacity(chars.len() + 16);
-    for (i, &c) in chars.iter().enumerate() {
-        let is_paired = paired.get(i).copied().unwrap_or(false);
-        match c {
-            '\\' => out.push_str("\\textbackslash{}"),
-            '{' if is_paired => out.push_str("\\{"),
-            '}' if is_paired => out.push_str("\\}"),
-            '{' => out.push_str("\\textbraceleft{}"),
-            '}' => out.push_str("\\textbraceright{}"),
-            '&' | '%' | '$' | '#' | '_' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '~' => out.push_str("\\textasciitilde{}"),
-            '^' => out.push_str("\\textasciicircum{}"),
-            '-' => {
-                out.push('-');
-                if chars.get(i + 1) == Some(&'-') {
-                    out.push_str("{}");
+    // Every character escaped here is ASCII, so the text is walked byte by byte and
+    // other bytes (UTF-8 sequences included) are copied as they are.
+    let bytes = cleaned.as_bytes();
+    let paired = paired_braces(bytes);
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + 16);
+    for (i, &b) in bytes.iter().enumerate() {
+        let is_paired = paired.as_ref().is_some_and(|p| p[i]);
+        match b {
+            b'\\' => out.extend_from_slice(b"\\textbackslash{}"),
+            b'{' if is_paired => out.extend_from_slice(b"\\{"),
+            b'}' if is_paired => out.extend_from_slice(b"\\}"),
+            b'{' => out.extend_from_slice(b"\\textbraceleft{}"),
+            b'}' => out.extend_from_slice(b"\\textbraceright{}"),
+            b'&' | b'%' | b'$' | b'#' | b'_' => out.extend_from_slice(&[b'\\', b]),
+            b'~' => out.extend_from_slice(b"\\textasciitilde{}"),
+            b'^' => out.extend_from_slice(b"\\textasciicircum{}"),
+            b'-' => {
+                out.push(b'-');
+                if bytes.get(i + 1) == Some(&b'-') {
+                    out.extend_from_slice(b"{}");
                 }
             }
-            _ => out.push(c),
+            _ => out.push(b),
         }
     }
-    out
+    // Only ASCII bytes were replaced, by ASCII: the UTF-8 sequences are intact.
+    String::from_utf8(out).unwrap_or_default()
 }
 
-/// For each character, whether it is a brace with a partner (`{` before its `}`).
-fn paired_braces(chars: &[char]) -> Vec<bool> {
-    let mut paired = vec![false; chars.len()];
+/// For each byte, whether it is a brace with a partner (`{` before its `}`); None when
+/// there is no brace at all.
+fn paired_braces(bytes: &[u8]) -> Option<Vec<bool>> {
+    if !bytes.iter().any(|&b| b == b'{' || b == b'}') {
+        return None;
+    }
+    let mut paired = vec![false; bytes.len()];
     let mut open: Vec<usize> = Vec::new();
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            '{' => open.push(i),
-            '}' => {
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'{' => open.push(i),
+            b'}' => {
                 if let Some(j) = open.pop() {
                     paired[i] = true;
                     paired[j] = true;
@@ -616,7 +632,7 @@ fn paired_braces(chars: &[char]) -> Vec<bool> {
             _ => {}
         }
     }
-    paired
+    Some(paired)
 }
 
 /// The BibTeX title value without its outer braces: `{` + TeX + `}` when the raw title is
@@ -1144,6 +1160,25 @@ mod tests {
         let entry = parse_bib(&bib);
         assert_eq!(field(&entry, "abstract").unwrap(), text);
         assert_eq!(field(&entry, "language").unwrap(), "en_{&%}");
+    }
+
+    #[test]
+    fn escaping_and_cleaning_keep_non_ascii_text() {
+        assert_eq!(
+            bib_escape("Łódź {x} 50%--é ~ naïve_ü }"),
+            r"Łódź \{x\} 50\%-{}-é \textasciitilde{} naïve\_ü \textbraceright{}"
+        );
+        assert_eq!(bib_escape("Zoë Müller"), "Zoë Müller");
+        assert_eq!(clean_text("Zoë\u{a0}Müller"), "Zoë Müller");
+        assert_eq!(
+            clean_text("a\u{2028}b\u{85}c\u{feff}d\u{200b}e"),
+            "a b cd\u{200b}e"
+        );
+        assert_eq!(clean_text(" Łukasz  Nowak\u{3000}"), "Łukasz Nowak");
+        assert!(is_clean("Łukasz Nowak, 東京"));
+        assert!(!is_clean("Łukasz\u{a0}Nowak"));
+        assert!(!is_clean("é\u{9f}"));
+        assert!(!is_clean("a  b"));
     }
 
     #[test]
