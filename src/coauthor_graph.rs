@@ -107,25 +107,23 @@ pub fn coauthor_svg(center: &str, coauthors: &[GraphNode], more_href: &str) -> O
         .iter()
         .map(|c| {
             let name = display_name(c.name);
-            Slot {
-                label: shorten(&name, LABEL_CHARS),
-                title: format!("{name}, {}", papers(c.shared, "shared ")),
-                href: clean_href(c.href),
-                r: node_radius(c.shared),
-                stroke: edge_width(c.shared),
-                more: false,
-            }
+            Slot::new(
+                shorten(&name, LABEL_CHARS),
+                format!("{name}, {}", papers(c.shared, "shared ")),
+                clean_href(c.href),
+                c.shared,
+                false,
+            )
         })
         .collect();
     if hidden > 0 {
-        slots.push(Slot {
-            label: format!("+ {hidden} more"),
-            title: format!("{hidden} more co-authors: see the full list"),
-            href: clean_href(more_href),
-            r: node_radius(1),
-            stroke: edge_width(1),
-            more: true,
-        });
+        slots.push(Slot::new(
+            format!("+ {hidden} more"),
+            format!("{hidden} more co-authors: see the full list"),
+            clean_href(more_href),
+            1,
+            true,
+        ));
     }
 
     let center_name = display_name(center);
@@ -166,6 +164,23 @@ struct Slot {
     stroke: f64,
     /// Whether this is the "+ N more" node.
     more: bool,
+    /// Estimated width of the label, measured once for every layout step.
+    width: f64,
+}
+
+impl Slot {
+    /// The node of a co-author with `shared` papers (1 for the "+ N more" node).
+    fn new(label: String, title: String, href: String, shared: usize, more: bool) -> Slot {
+        Slot {
+            width: text_width(&label),
+            label,
+            title,
+            href,
+            r: node_radius(shared),
+            stroke: edge_width(shared),
+            more,
+        }
+    }
 }
 
 /// How a label is anchored horizontally.
@@ -266,7 +281,8 @@ impl Layout {
         let least = if inner == count { 90.0 } else { 95.0 };
         let mut r1 = (inner as f64 * spacing / (2.0 * PI)).max(least);
         let mut r2 = ((count - inner) as f64 * spacing / (2.0 * PI)).max(r1 + 60.0);
-        let mut nodes = place(slots, inner, r1, r2);
+        let directions = directions(count, inner);
+        let mut nodes = place(slots, &directions, r1, r2);
         for _ in 0..MAX_STEPS {
             match worst_overlap(slots, &nodes, &center) {
                 None => break,
@@ -276,7 +292,7 @@ impl Layout {
                 }
                 Some(_) => r2 += GROW_STEP,
             }
-            nodes = place(slots, inner, r1, r2);
+            nodes = place(slots, &directions, r1, r2);
         }
 
         let mut view = Rect {
@@ -319,31 +335,41 @@ impl Layout {
     }
 }
 
-/// Places the nodes: the first `inner` on the ring of radius `r1`, the rest on the ring
-/// of radius `r2`.
-fn place(slots: &[Slot], inner: usize, r1: f64, r2: f64) -> Vec<Placed> {
-    let outer = slots.len() - inner;
-    slots
-        .iter()
-        .enumerate()
-        .map(|(i, slot)| {
-            let (angle, radius, ring) = if outer == 0 {
-                (2.0 * PI * i as f64 / inner as f64, r1, 0)
+/// The direction of each node from the centre, as a unit vector (`ux`, `uy`), with its
+/// ring: the first `inner` nodes on the inner ring (0), the rest on the outer one (1).
+/// The same at every layout step; only the radii change.
+fn directions(count: usize, inner: usize) -> Vec<(f64, f64, u8)> {
+    let outer = count - inner;
+    (0..count)
+        .map(|i| {
+            let (angle, ring) = if outer == 0 {
+                (2.0 * PI * i as f64 / inner as f64, 0)
             } else if i < inner {
                 // The gap after outer node `gap`, spreading the inner nodes evenly.
                 let gap = (2 * i * outer + inner) / (2 * inner);
-                (2.0 * PI * (gap as f64 + 0.5) / outer as f64, r1, 0)
+                (2.0 * PI * (gap as f64 + 0.5) / outer as f64, 0)
             } else {
-                (2.0 * PI * (i - inner) as f64 / outer as f64, r2, 1)
+                (2.0 * PI * (i - inner) as f64 / outer as f64, 1)
             };
             // Clockwise from the top; SVG's y axis points down.
-            let (ux, uy) = (angle.sin(), -angle.cos());
+            (angle.sin(), -angle.cos(), ring)
+        })
+        .collect()
+}
+
+/// Places the nodes in their `directions`: ring 0 at radius `r1`, ring 1 at `r2`.
+fn place(slots: &[Slot], directions: &[(f64, f64, u8)], r1: f64, r2: f64) -> Vec<Placed> {
+    slots
+        .iter()
+        .zip(directions)
+        .map(|(slot, &(ux, uy, ring))| {
+            let radius = if ring == 0 { r1 } else { r2 };
             let (x, y) = (radius * ux, radius * uy);
             Placed {
                 x,
                 y,
                 ring,
-                label: place_label(x, y, ux, uy, slot.r, text_width(&slot.label)),
+                label: place_label(x, y, ux, uy, slot.r, slot.width),
             }
         })
         .collect()
@@ -1057,13 +1083,9 @@ mod tests {
             let slots: Vec<Slot> = drawn
                 .iter()
                 .take(MAX_NODES)
-                .map(|c| Slot {
-                    label: shorten(c.name, LABEL_CHARS),
-                    title: String::new(),
-                    href: String::new(),
-                    r: node_radius(c.shared),
-                    stroke: edge_width(c.shared),
-                    more: false,
+                .map(|c| {
+                    let label = shorten(c.name, LABEL_CHARS);
+                    Slot::new(label, String::new(), String::new(), c.shared, false)
                 })
                 .collect();
             let layout = Layout::new(&slots, "Ada Lovelace");
