@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{subject_name, subject_path, FeedKind, PageKind, Planner};
+use super::{subject_name, subject_path, FeedKind, PageKind, Planner, Shared};
 use crate::graph::PaperId;
 
 /// How many papers (newest first) a feed lists.
@@ -30,8 +30,9 @@ pub struct FeedContext {
     pub language: String,
     /// Feed-level author (the site).
     pub author: String,
-    /// One entry per paper, newest first.
-    pub entries: Vec<FeedEntry>,
+    /// One entry per paper, newest first (each a [`FeedEntry`], shared by every feed
+    /// that lists the paper).
+    pub entries: Vec<Shared>,
 }
 
 /// One paper in a feed.
@@ -137,31 +138,8 @@ impl Planner<'_> {
             .iter()
             .take(FEED_ENTRIES)
             .map(|&p| {
-                let paper = &graph.papers[p];
-                let text = &self.paper_texts[p];
-                FeedEntry {
-                    id: self.stable_id(&self.paper_paths[p]),
-                    title: text.title_text.clone(),
-                    url: self.public_url(&self.paper_paths[p]),
-                    updated: year_timestamp(paper.year),
-                    authors: paper
-                        .authors
-                        .iter()
-                        .map(|&a| FeedPerson {
-                            name: self.profiles[a].name.clone(),
-                            uri: self.public_url(&self.author_paths[a]),
-                        })
-                        .collect(),
-                    summary: text.abstract_text.clone(),
-                    categories: paper
-                        .subjects
-                        .iter()
-                        .map(|code| FeedCategory {
-                            term: code.clone(),
-                            label: subject_name(code),
-                        })
-                        .collect(),
-                }
+                let entry = self.feed_entries[p].get_or_init(|| Shared::new(&self.feed_entry(p)));
+                entry.clone()
             })
             .collect();
         FeedContext {
@@ -174,6 +152,35 @@ impl Planner<'_> {
             language: self.config.language.clone(),
             author: self.config.title.clone(),
             entries,
+        }
+    }
+
+    /// Paper `p`'s entry, the same in every feed.
+    fn feed_entry(&self, p: PaperId) -> FeedEntry {
+        let paper = &self.graph.papers[p];
+        let text = &self.paper_texts[p];
+        FeedEntry {
+            id: self.stable_id(&self.paper_paths[p]),
+            title: text.title_text.clone(),
+            url: self.public_url(&self.paper_paths[p]),
+            updated: year_timestamp(paper.year),
+            authors: paper
+                .authors
+                .iter()
+                .map(|&a| FeedPerson {
+                    name: self.profiles[a].name.clone(),
+                    uri: self.public_url(&self.author_paths[a]),
+                })
+                .collect(),
+            summary: text.abstract_text.clone(),
+            categories: paper
+                .subjects
+                .iter()
+                .map(|code| FeedCategory {
+                    term: code.clone(),
+                    label: subject_name(code),
+                })
+                .collect(),
         }
     }
 

@@ -98,6 +98,26 @@ impl SitePlan<'_> {
     }
 }
 
+/// A piece of a template context that many outputs show (a paper's feed entry, say),
+/// converted to the template engine's value once and shared: cloning it is cheap, and
+/// the renderer takes it as it is instead of converting it again for every output.
+/// Templates see the same fields as if the piece itself were in the context.
+#[derive(Debug, Clone)]
+pub struct Shared(tera::Value);
+
+impl Shared {
+    /// Converts `value` once.
+    pub fn new<T: Serialize>(value: &T) -> Shared {
+        Shared(tera::Value::from_serializable(value))
+    }
+}
+
+impl Serialize for Shared {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
 /// One output file to produce.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedOutput {
@@ -411,8 +431,8 @@ pub fn paged_path(base: &str, page: usize) -> String {
 pub struct YearGroup {
     /// The year.
     pub year: u16,
-    /// Its papers.
-    pub papers: Vec<PaperItem>,
+    /// Its papers (each a [`PaperItem`]).
+    pub papers: Vec<Shared>,
 }
 
 /// Authors under one initial letter.
@@ -499,7 +519,7 @@ pub enum PageData {
         /// Link to the authors index.
         authors_href: String,
         /// Newest papers.
-        newest: Vec<PaperItem>,
+        newest: Vec<Shared>,
         /// Subjects, most papers first.
         subjects: Vec<SubjectLink>,
     },
@@ -596,7 +616,7 @@ pub enum PageData {
         /// The year.
         year: u16,
         /// This page's papers, by title.
-        papers: Vec<PaperItem>,
+        papers: Vec<Shared>,
         /// Number of papers from the year.
         paper_count: usize,
         /// Links to the other pages when the list is long.
@@ -798,6 +818,10 @@ struct Planner<'a> {
     citation_keys: Vec<String>,
     /// Each paper's citation without abstract, made on first use, by paper id.
     brief_citations: Vec<std::sync::OnceLock<Arc<exports::BriefCitation>>>,
+    /// Each paper as a list item on pages two folders deep, made on first use, by paper id.
+    list_items: Vec<std::sync::OnceLock<Shared>>,
+    /// Each paper's entry in the Atom feeds, made on first use, by paper id.
+    feed_entries: Vec<std::sync::OnceLock<Shared>>,
     /// The search index, made on first use.
     search: std::sync::OnceLock<search::SearchIndex>,
     /// Work to reuse from the previous build.
@@ -1058,6 +1082,12 @@ impl<'a> Planner<'a> {
             brief_citations: (0..graph.papers.len())
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
+            list_items: (0..graph.papers.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+            feed_entries: (0..graph.papers.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
             search: std::sync::OnceLock::new(),
             memo: input.memo,
         }
@@ -1309,6 +1339,23 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// Paper `id` in a list of papers. Its links start from the site root, even a link
+    /// to the page the list is on, so the item is the same on every page at one depth:
+    /// it is made once for the pages two folders deep (`authors/x/`, `years/2020/`,
+    /// `subjects/cs.LG/`), which list almost every paper several times.
+    fn list_item(&self, id: PaperId, linker: &Linker) -> Shared {
+        let from_root = Linker {
+            here: String::new(),
+            ..linker.clone()
+        };
+        let make = || Shared::new(&self.paper_item(id, &from_root));
+        if linker.root == "../../" {
+            self.list_items[id].get_or_init(make).clone()
+        } else {
+            make()
+        }
+    }
+
     fn paper_item(&self, id: PaperId, linker: &Linker) -> PaperItem {
         let paper = &self.graph.papers[id];
         PaperItem {
@@ -1386,7 +1433,7 @@ impl<'a> Planner<'a> {
                 });
             }
             if let Some(group) = groups.last_mut() {
-                group.papers.push(self.paper_item(id, linker));
+                group.papers.push(self.list_item(id, linker));
             }
         }
         groups
@@ -1440,7 +1487,7 @@ impl<'a> Planner<'a> {
                     .newest
                     .iter()
                     .take(HOME_NEWEST_PAPERS)
-                    .map(|&id| self.paper_item(id, linker))
+                    .map(|&id| self.list_item(id, linker))
                     .collect(),
                 subjects,
             }
@@ -1768,7 +1815,7 @@ impl<'a> Planner<'a> {
                 let (slice, pagination, _) = self.paging(&base, papers, page, linker);
                 PageData::Year {
                     year,
-                    papers: slice.iter().map(|&p| self.paper_item(p, linker)).collect(),
+                    papers: slice.iter().map(|&p| self.list_item(p, linker)).collect(),
                     paper_count: papers.len(),
                     pagination,
                     previous: self.years.range(..year).next_back().map(link),
