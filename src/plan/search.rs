@@ -80,7 +80,9 @@ fn terms(text: &str) -> Vec<String> {
 /// ASCII of each of its words that is not ASCII.
 fn push_searchable(text: &mut String, field: &str) {
     if field.is_ascii() {
-        text.extend(field.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        let start = text.len();
+        text.push_str(field);
+        text[start..].make_ascii_lowercase();
         return;
     }
     let lower = field.to_lowercase();
@@ -94,9 +96,23 @@ fn push_searchable(text: &mut String, field: &str) {
 }
 
 /// The words of a lowercase text: runs of letters and digits of two characters or more.
-fn words_of(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() >= 2 && (w.is_ascii() || w.chars().nth(1).is_some()))
+fn words_of(text: &str) -> Box<dyn Iterator<Item = &str> + '_> {
+    if text.is_ascii() {
+        // The same words, found without decoding characters.
+        return Box::new(
+            text.as_bytes()
+                .split(|b| !b.is_ascii_alphanumeric())
+                .filter(|w| w.len() >= 2)
+                .map(|w| {
+                    let start = w.as_ptr() as usize - text.as_ptr() as usize;
+                    &text[start..start + w.len()]
+                }),
+        );
+    }
+    Box::new(
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() >= 2 && (w.is_ascii() || w.chars().nth(1).is_some())),
+    )
 }
 
 /// Whether `path` (from the output folder) is one the search index may write:
@@ -338,21 +354,31 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
             }
         }));
     }
-    let term = |span: &TermSpan| &text[span.start as usize..span.end as usize];
-    // One of each term, with its best weight: sorted by hash (cheap to compare), then by
-    // the term itself (only equal hashes get there), best weight first.
-    spans.sort_unstable_by(|a, b| {
-        a.hash
-            .cmp(&b.hash)
-            .then_with(|| term(a).cmp(term(b)))
-            .then(b.weight.cmp(&a.weight))
-    });
-    spans.dedup_by(|later, earlier| later.hash == earlier.hash && term(later) == term(earlier));
+    keep_distinct(&text, &mut spans);
     DocTerms {
         text,
         spans,
         numbers: std::sync::OnceLock::new(),
     }
+}
+
+/// Leaves one span of each term of `text` in `spans`, with its best weight, ordered by
+/// hash, then (only among equal hashes) by term.
+fn keep_distinct(text: &str, spans: &mut Vec<TermSpan>) {
+    let term = |span: &TermSpan| &text[span.start as usize..span.end as usize];
+    spans.sort_unstable_by_key(|span| (span.hash, std::cmp::Reverse(span.weight)));
+    // Equal hashes are nearly always equal terms; a run that holds different terms (a
+    // true collision) is ordered by term too, so that equal terms sit together.
+    let mut start = 0;
+    while let Some(first) = spans.get(start) {
+        let end = start + spans[start..].partition_point(|s| s.hash == first.hash);
+        if spans[start..end].iter().any(|s| term(s) != term(first)) {
+            spans[start..end]
+                .sort_unstable_by(|a, b| term(a).cmp(term(b)).then(b.weight.cmp(&a.weight)));
+        }
+        start = end;
+    }
+    spans.dedup_by(|later, earlier| later.hash == earlier.hash && term(later) == term(earlier));
 }
 
 /// Numbers for terms, so that postings are gathered by counting rather than by hashing
@@ -520,6 +546,39 @@ fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    #[test]
+    fn colliding_hashes_keep_each_term_once() {
+        // "aa bb aa cc bb", with "aa" and "bb" given the same hash.
+        let text = "aa bb aa cc bb";
+        let span = |start: u32, hash: u64, weight: u32| TermSpan {
+            hash,
+            start,
+            end: start + 2,
+            weight,
+        };
+        let mut spans = vec![
+            span(0, 7, 1),
+            span(3, 7, 2),
+            span(6, 7, 5),
+            span(9, 3, 1),
+            span(12, 7, 4),
+        ];
+        keep_distinct(text, &mut spans);
+        let kept: Vec<(&str, u32)> = spans
+            .iter()
+            .map(|s| (&text[s.start as usize..s.end as usize], s.weight))
+            .collect();
+        assert_eq!(kept, [("cc", 1), ("aa", 5), ("bb", 4)]);
+    }
+
+    #[test]
+    fn ascii_and_unicode_words_split_alike() {
+        let ascii: Vec<&str> = words_of("a bc-def x9 42 _gh").collect();
+        assert_eq!(ascii, ["bc", "def", "x9", "42", "gh"]);
+        let unicode: Vec<&str> = words_of("a bc-déf ł x9").collect();
+        assert_eq!(unicode, ["bc", "déf", "x9"]);
+    }
 
     #[test]
     fn terms_are_lowercase_words_as_written_and_transliterated() {
