@@ -583,33 +583,37 @@ fn bib_escape(text: &str) -> String {
     }) {
         return cleaned;
     }
-    // Every character escaped here is ASCII, so the text is walked byte by byte and
-    // other bytes (UTF-8 sequences included) are copied as they are.
+    // Every character escaped here is ASCII, so the text is walked byte by byte, and the
+    // runs between escapes (UTF-8 sequences included) are copied as they are.
     let bytes = cleaned.as_bytes();
     let paired = paired_braces(bytes);
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + 16);
+    let mut out = String::with_capacity(bytes.len() + 16);
+    let mut copied = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let is_paired = paired.as_ref().is_some_and(|p| p[i]);
-        match b {
-            b'\\' => out.extend_from_slice(b"\\textbackslash{}"),
-            b'{' if is_paired => out.extend_from_slice(b"\\{"),
-            b'}' if is_paired => out.extend_from_slice(b"\\}"),
-            b'{' => out.extend_from_slice(b"\\textbraceleft{}"),
-            b'}' => out.extend_from_slice(b"\\textbraceright{}"),
-            b'&' | b'%' | b'$' | b'#' | b'_' => out.extend_from_slice(&[b'\\', b]),
-            b'~' => out.extend_from_slice(b"\\textasciitilde{}"),
-            b'^' => out.extend_from_slice(b"\\textasciicircum{}"),
-            b'-' => {
-                out.push(b'-');
-                if bytes.get(i + 1) == Some(&b'-') {
-                    out.extend_from_slice(b"{}");
-                }
-            }
-            _ => out.push(b),
-        }
+        let escape = match b {
+            b'\\' => "\\textbackslash{}",
+            b'{' if is_paired => "\\{",
+            b'}' if is_paired => "\\}",
+            b'{' => "\\textbraceleft{}",
+            b'}' => "\\textbraceright{}",
+            b'&' => "\\&",
+            b'%' => "\\%",
+            b'$' => "\\$",
+            b'#' => "\\#",
+            b'_' => "\\_",
+            b'~' => "\\textasciitilde{}",
+            b'^' => "\\textasciicircum{}",
+            // `--` and `---` would print as dashes: keep each hyphen apart.
+            b'-' if bytes.get(i + 1) == Some(&b'-') => "-{}",
+            _ => continue,
+        };
+        out.push_str(&cleaned[copied..i]);
+        out.push_str(escape);
+        copied = i + 1;
     }
-    // Only ASCII bytes were replaced, by ASCII: the UTF-8 sequences are intact.
-    String::from_utf8(out).unwrap_or_default()
+    out.push_str(&cleaned[copied..]);
+    out
 }
 
 /// For each byte, whether it is a brace with a partner (`{` before its `}`); None when

@@ -48,17 +48,25 @@ pub struct MetaTag {
 /// can close the element or start a comment in it.
 pub fn script_safe_json(value: &Value) -> String {
     let text = serde_json::to_string(value).unwrap_or_else(|_| "{}".into());
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    // Copies the text in runs between the characters to escape, which are rare.
+    let mut copied = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let (escape, len) = match (b, bytes.get(i + 1..i + 3)) {
+            (b'<', _) => ("\\u003c", 1),
+            (b'>', _) => ("\\u003e", 1),
+            (b'&', _) => ("\\u0026", 1),
+            // U+2028 and U+2029 in UTF-8.
+            (0xE2, Some([0x80, 0xA8])) => ("\\u2028", 3),
+            (0xE2, Some([0x80, 0xA9])) => ("\\u2029", 3),
+            _ => continue,
+        };
+        out.push_str(&text[copied..i]);
+        out.push_str(escape);
+        copied = i + len;
     }
+    out.push_str(&text[copied..]);
     out
 }
 
@@ -246,5 +254,14 @@ mod tests {
         assert!(!text.contains('\u{2028}'));
         let back: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, value, "still the same JSON");
+    }
+
+    #[test]
+    fn json_ld_escapes_only_what_it_must() {
+        let value = json!({"a": "x<y>&\u{2028}\u{2029}é\u{2027}€<", "b": "Łódź"});
+        assert_eq!(
+            script_safe_json(&value),
+            "{\"a\":\"x\\u003cy\\u003e\\u0026\\u2028\\u2029é\u{2027}€\\u003c\",\"b\":\"Łódź\"}"
+        );
     }
 }
