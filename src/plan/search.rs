@@ -362,23 +362,32 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
     }
 }
 
-/// Leaves one span of each term of `text` in `spans`, with its best weight, ordered by
-/// hash, then (only among equal hashes) by term.
+/// Leaves one span of each term of `text` in `spans`, with its best weight, in the order
+/// the terms first appear.
 fn keep_distinct(text: &str, spans: &mut Vec<TermSpan>) {
     let term = |span: &TermSpan| &text[span.start as usize..span.end as usize];
-    spans.sort_unstable_by_key(|span| (span.hash, std::cmp::Reverse(span.weight)));
-    // Equal hashes are nearly always equal terms; a run that holds different terms (a
-    // true collision) is ordered by term too, so that equal terms sit together.
-    let mut start = 0;
-    while let Some(first) = spans.get(start) {
-        let end = start + spans[start..].partition_point(|s| s.hash == first.hash);
-        if spans[start..end].iter().any(|s| term(s) != term(first)) {
-            spans[start..end]
-                .sort_unstable_by(|a, b| term(a).cmp(term(b)).then(b.weight.cmp(&a.weight)));
+    // Where each hash was first seen among the kept spans.
+    let mut first: HashMap<u64, usize, BuildHasherDefault<PassThroughHasher>> =
+        HashMap::with_capacity_and_hasher(spans.len(), Default::default());
+    let mut kept: Vec<TermSpan> = Vec::with_capacity(spans.len());
+    for span in spans.drain(..) {
+        let same_term = match first.get(&span.hash) {
+            None => None,
+            Some(&at) if term(&kept[at]) == term(&span) => Some(at),
+            // Another term with the same hash (a true collision): looked for one by one.
+            Some(_) => kept
+                .iter()
+                .position(|k| k.hash == span.hash && term(k) == term(&span)),
+        };
+        match same_term {
+            Some(at) => kept[at].weight = kept[at].weight.max(span.weight),
+            None => {
+                first.entry(span.hash).or_insert(kept.len());
+                kept.push(span);
+            }
         }
-        start = end;
     }
-    spans.dedup_by(|later, earlier| later.hash == earlier.hash && term(later) == term(earlier));
+    *spans = kept;
 }
 
 /// Numbers for terms, so that postings are gathered by counting rather than by hashing
@@ -569,7 +578,7 @@ mod tests {
             .iter()
             .map(|s| (&text[s.start as usize..s.end as usize], s.weight))
             .collect();
-        assert_eq!(kept, [("cc", 1), ("aa", 5), ("bb", 4)]);
+        assert_eq!(kept, [("aa", 5), ("bb", 4), ("cc", 1)]);
     }
 
     #[test]
