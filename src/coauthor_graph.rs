@@ -728,17 +728,26 @@ fn escape(text: &str) -> String {
 }
 
 /// `value` rounded to one decimal, without a trailing ".0" and without "-0".
-fn num(value: f64) -> String {
-    let tenths = if value.is_finite() {
-        (value * 10.0).round().clamp(-1e15, 1e15) as i64
-    } else {
-        0
-    };
-    let sign = if tenths < 0 { "-" } else { "" };
-    let abs = tenths.unsigned_abs();
-    match abs % 10 {
-        0 => format!("{sign}{}", abs / 10),
-        frac => format!("{sign}{}.{frac}", abs / 10),
+fn num(value: f64) -> Num {
+    Num(value)
+}
+
+/// A number as the SVG shows it (see [`num`]), written without allocating.
+struct Num(f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tenths = if self.0.is_finite() {
+            (self.0 * 10.0).round().clamp(-1e15, 1e15) as i64
+        } else {
+            0
+        };
+        let sign = if tenths < 0 { "-" } else { "" };
+        let abs = tenths.unsigned_abs();
+        match abs % 10 {
+            0 => write!(f, "{sign}{}", abs / 10),
+            frac => write!(f, "{sign}{}.{frac}", abs / 10),
+        }
     }
 }
 
@@ -1126,14 +1135,14 @@ mod tests {
 
     #[test]
     fn numbers_are_formatted_with_one_decimal() {
-        assert_eq!(num(0.0), "0");
-        assert_eq!(num(-0.04), "0");
-        assert_eq!(num(-0.05), "-0.1");
-        assert_eq!(num(12.345), "12.3");
-        assert_eq!(num(-7.25), "-7.3");
-        assert_eq!(num(3.0), "3");
-        assert_eq!(num(f64::NAN), "0");
-        assert_eq!(num(f64::INFINITY), "0");
+        assert_eq!(num(0.0).to_string(), "0");
+        assert_eq!(num(-0.04).to_string(), "0");
+        assert_eq!(num(-0.05).to_string(), "-0.1");
+        assert_eq!(num(12.345).to_string(), "12.3");
+        assert_eq!(num(-7.25).to_string(), "-7.3");
+        assert_eq!(num(3.0).to_string(), "3");
+        assert_eq!(num(f64::NAN).to_string(), "0");
+        assert_eq!(num(f64::INFINITY).to_string(), "0");
     }
 
     #[test]
