@@ -41,6 +41,7 @@
 //!
 //! A year of 0 is taken as unknown and left out of every format.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Map, Value};
@@ -225,8 +226,11 @@ pub fn csl_item(c: &CitationInput) -> Value {
 
     let optional = [
         ("abstract", c.abstract_text.map(clean_text)),
-        ("URL", c.url.map(clean_url)),
-        ("keyword", Some(clean_list(c.subjects).join(", "))),
+        ("URL", c.url.map(|url| Cow::Owned(clean_url(url)))),
+        (
+            "keyword",
+            Some(Cow::Owned(clean_list(c.subjects).join(", "))),
+        ),
         ("publisher", Some(clean_text(c.source))),
         ("language", Some(clean_text(c.language))),
     ];
@@ -440,9 +444,9 @@ fn ris_name(n: &Name) -> String {
 
 /// One line of text: whitespace runs (newlines included) become one space, control and
 /// zero-width formatting characters are dropped, ends are trimmed.
-fn clean_text(s: &str) -> String {
+fn clean_text(s: &str) -> Cow<'_, str> {
     if is_clean(s) {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
@@ -460,7 +464,7 @@ fn clean_text(s: &str) -> String {
         pending_space = false;
         out.push(c);
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Whether `s` is already what [`clean_text`] would make of it: no control or format
@@ -470,6 +474,16 @@ fn is_clean(s: &str) -> bool {
     let bytes = s.as_bytes();
     if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
         return false;
+    }
+    // The common case, printable ASCII, checked with two fast scans (the first in
+    // chunks the compiler can check many bytes at a time).
+    let printable_ascii = bytes.chunks(32).all(|chunk| {
+        chunk
+            .iter()
+            .fold(true, |ok, &b| ok & (b' '..=b'~').contains(&b))
+    });
+    if printable_ascii {
+        return !s.contains("  ");
     }
     let mut previous_space = false;
     let mut i = 0;
@@ -505,7 +519,7 @@ fn clean_list(items: &[String]) -> Vec<String> {
     let mut seen = HashSet::new();
     items
         .iter()
-        .map(|s| clean_text(s))
+        .map(|s| clean_text(s).into_owned())
         .filter(|s| !s.is_empty() && seen.insert(s.clone()))
         .collect()
 }
@@ -518,9 +532,9 @@ fn is_arxiv(source: &str) -> bool {
 fn plain_title(c: &CitationInput) -> String {
     let text = clean_text(c.title_text);
     if text.is_empty() {
-        clean_text(c.title)
+        clean_text(c.title).into_owned()
     } else {
-        text
+        text.into_owned()
     }
 }
 
@@ -581,7 +595,7 @@ fn bib_escape(text: &str) -> String {
             b'\\' | b'{' | b'}' | b'&' | b'%' | b'$' | b'#' | b'_' | b'~' | b'^' | b'-'
         )
     }) {
-        return cleaned;
+        return cleaned.into_owned();
     }
     // Every character escaped here is ASCII, so the text is walked byte by byte, and the
     // runs between escapes (UTF-8 sequences included) are copied as they are.
