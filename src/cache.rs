@@ -66,13 +66,18 @@ pub struct OutputState {
     pub file: FileState,
 }
 
-/// Size and modification time (nanoseconds since the epoch) of a file.
+/// Size and modification time (nanoseconds since the epoch) of a file, or for a file
+/// profilegen wrote without reading its time back, the span of time it was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileState {
     /// Size in bytes.
     pub size: u64,
-    /// Modification time, nanoseconds since the Unix epoch.
+    /// Modification time, nanoseconds since the Unix epoch: the earliest it can be.
     pub modified_ns: u128,
+    /// The latest modification time the file can have and still be as it was left: the
+    /// same as `modified_ns` when the time was read from the file, the end of the
+    /// writing otherwise. A file changed afterwards has a later time.
+    pub modified_until_ns: u128,
 }
 
 impl FileState {
@@ -86,17 +91,32 @@ impl FileState {
         if !meta.is_file() {
             return None;
         }
-        let modified_ns = meta
-            .modified()
-            .ok()?
-            .duration_since(UNIX_EPOCH)
-            .ok()?
-            .as_nanos();
+        let modified_ns = modified_ns(meta)?;
         Some(FileState {
             size: meta.len(),
             modified_ns,
+            modified_until_ns: modified_ns,
         })
     }
+
+    /// Whether a file found in state `actual` (read from the file) is still as this
+    /// state describes it: the same size, modified within this state's span.
+    pub fn admits(&self, actual: &FileState) -> bool {
+        actual.size == self.size
+            && self.modified_ns <= actual.modified_ns
+            && actual.modified_ns <= self.modified_until_ns
+    }
+}
+
+/// The modification time `meta` gives, in nanoseconds since the Unix epoch.
+pub fn modified_ns(meta: &fs::Metadata) -> Option<u128> {
+    Some(
+        meta.modified()
+            .ok()?
+            .duration_since(UNIX_EPOCH)
+            .ok()?
+            .as_nanos(),
+    )
 }
 
 /// Where the cache of builds into `output` lives: one file per output folder, so that
@@ -107,9 +127,15 @@ pub fn cache_file(root: &Path, output: &Path) -> PathBuf {
     root.join(CACHE_DIR).join(format!("build-{key:016x}.cache"))
 }
 
+/// The layout of the cache file; a cache in another layout is ignored.
+const FORMAT: u32 = 2;
+
 /// The header of a cache file: everything but the outputs.
 #[derive(Serialize, Deserialize)]
 struct Header {
+    /// [`FORMAT`]; caches written before it was recorded have none (0).
+    #[serde(default)]
+    format: u32,
     version: String,
     inputs: u64,
     summary: CachedSummary,
@@ -120,27 +146,33 @@ struct Header {
 /// profilegen wrote it.
 ///
 /// The format is one JSON line (version, inputs hash, summary, diagnostics) followed by
-/// one line per output, `fingerprint size modified path`, numbers in hexadecimal: tens
+/// one line per output, `fingerprint size modified until path`, numbers in hexadecimal
+/// (`until` as its distance from `modified`): tens
 /// of thousands of outputs load in a few milliseconds.
 pub fn load(path: &Path) -> Option<BuildCache> {
     let text = fs::read_to_string(path).ok()?;
     let mut lines = text.lines();
     let header: Header = serde_json::from_str(lines.next()?).ok()?;
-    if header.version != env!("CARGO_PKG_VERSION") {
+    if header.format != FORMAT || header.version != env!("CARGO_PKG_VERSION") {
         return None;
     }
     let mut outputs = HashMap::new();
     for line in lines {
-        let mut fields = line.splitn(4, ' ');
+        let mut fields = line.splitn(5, ' ');
         let fingerprint = u64::from_str_radix(fields.next()?, 16).ok()?;
         let size = u64::from_str_radix(fields.next()?, 16).ok()?;
         let modified_ns = u128::from_str_radix(fields.next()?, 16).ok()?;
+        let span = u128::from_str_radix(fields.next()?, 16).ok()?;
         let path = fields.next()?.to_string();
         outputs.insert(
             path,
             OutputState {
                 fingerprint,
-                file: FileState { size, modified_ns },
+                file: FileState {
+                    size,
+                    modified_ns,
+                    modified_until_ns: modified_ns.checked_add(span)?,
+                },
             },
         );
     }
@@ -164,6 +196,7 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
         }
     }
     let header = Header {
+        format: FORMAT,
         version: cache.version.clone(),
         inputs: cache.inputs,
         summary: cache.summary,
@@ -183,6 +216,14 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
         push_hex(&mut text, u128::from(state.file.size));
         text.push(' ');
         push_hex(&mut text, state.file.modified_ns);
+        text.push(' ');
+        push_hex(
+            &mut text,
+            state
+                .file
+                .modified_until_ns
+                .saturating_sub(state.file.modified_ns),
+        );
         text.push(' ');
         text.push_str(path);
         text.push('\n');
@@ -237,6 +278,7 @@ mod tests {
                 file: FileState {
                     size: 0,
                     modified_ns: u128::MAX,
+                    modified_until_ns: u128::MAX,
                 },
             },
         );
@@ -247,6 +289,7 @@ mod tests {
                 file: FileState {
                     size: 3,
                     modified_ns: 9,
+                    modified_until_ns: 14,
                 },
             },
         );
@@ -271,5 +314,28 @@ mod tests {
         fs::write(&file, "three").unwrap();
         assert_ne!(FileState::of(&file), Some(before));
         assert_eq!(FileState::of(dir.path()), None, "folders have no state");
+    }
+
+    #[test]
+    fn a_span_admits_the_times_within_it() {
+        let span = FileState {
+            size: 5,
+            modified_ns: 100,
+            modified_until_ns: 200,
+        };
+        let at = |size: u64, ns: u128| FileState {
+            size,
+            modified_ns: ns,
+            modified_until_ns: ns,
+        };
+        assert!(span.admits(&at(5, 100)));
+        assert!(span.admits(&at(5, 150)));
+        assert!(span.admits(&at(5, 200)));
+        assert!(!span.admits(&at(5, 201)), "changed after the writing");
+        assert!(!span.admits(&at(5, 99)), "older than the writing");
+        assert!(!span.admits(&at(6, 150)), "another size");
+        let exact = at(5, 150);
+        assert!(exact.admits(&at(5, 150)));
+        assert!(!exact.admits(&at(5, 151)));
     }
 }

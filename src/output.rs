@@ -108,14 +108,28 @@ pub struct OutputWriter {
     staging: PathBuf,
     /// Number of files staged (created or changed).
     written: AtomicUsize,
-    /// Relative path of every file of this build, with its size and modification time
-    /// when this writer looked at it (not for files [`OutputWriter::keep_all`] was told of).
-    files: Mutex<Vec<(String, Option<FileState>)>>,
+    /// Relative path of every file of this build, with what this writer knows of it.
+    files: Mutex<Vec<(String, Seen)>>,
+    /// The staging folder's modification time when it was made (nanoseconds since the
+    /// epoch): no file staged in it is older. `None` when the file system gives no time;
+    /// each written file's time is then read back.
+    staged_since_ns: Option<u128>,
     /// Names in the output folder when it was opened (the staging folder aside). A file
     /// whose first path component is not among them cannot exist yet, so it is staged
     /// without looking for one to compare with: a build into an empty folder makes no
     /// lookups at all.
     existing: HashSet<std::ffi::OsString>,
+}
+
+/// What an [`OutputWriter`] knows of one file of the build.
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    /// Known to be unchanged ([`OutputWriter::keep_all`]); not looked at.
+    Kept,
+    /// Its state as read from the file.
+    State(Option<FileState>),
+    /// Staged with this many bytes; its time lies in the span of the staging.
+    Written(u64),
 }
 
 /// What [`OutputWriter::commit`] did.
@@ -146,12 +160,16 @@ impl OutputWriter {
             .collect::<Result<HashSet<_>, _>>()
             .map_err(io_err("read", &root))?;
         fs::create_dir(&staging).map_err(io_err("create", &staging))?;
+        let staged_since_ns = fs::metadata(&staging)
+            .ok()
+            .and_then(|meta| crate::cache::modified_ns(&meta));
         Ok(OutputWriter {
             root,
             staging,
             written: AtomicUsize::new(0),
             files: Mutex::new(Vec::new()),
             existing,
+            staged_since_ns,
         })
     }
 
@@ -181,16 +199,23 @@ impl OutputWriter {
                 if let Ok(old) = fs::read(&target) {
                     if old == file.bytes {
                         let state = FileState::from_metadata(&existing);
-                        lock(&self.files).push((file.path.clone(), state));
+                        lock(&self.files).push((file.path.clone(), Seen::State(state)));
                         return Ok(false);
                     }
                 }
             }
         }
         let staged = self.staging.join(&file.path);
-        let state = write_new_file(&staged, &file.bytes)?;
+        // Within a known span of time, a written file's own time need not be read.
+        let read_time = self.staged_since_ns.is_none();
+        let state = write_new_file(&staged, &file.bytes, read_time)?;
         self.written.fetch_add(1, Ordering::Relaxed);
-        lock(&self.files).push((file.path.clone(), state));
+        let seen = if read_time {
+            Seen::State(state)
+        } else {
+            Seen::Written(file.bytes.len() as u64)
+        };
+        lock(&self.files).push((file.path.clone(), seen));
         Ok(true)
     }
 
@@ -198,7 +223,7 @@ impl OutputWriter {
     /// are known to be unchanged), so that they are not removed as stale.
     pub fn keep_all<'p>(&self, paths: impl IntoIterator<Item = &'p str>) {
         let mut files = lock(&self.files);
-        files.extend(paths.into_iter().map(|path| (path.to_string(), None)));
+        files.extend(paths.into_iter().map(|path| (path.to_string(), Seen::Kept)));
     }
 
     /// The folder files are written into (canonical).
@@ -210,6 +235,17 @@ impl OutputWriter {
     /// this one did not produce, and records this build's files in the manifest.
     pub fn commit(self) -> Result<Committed, OutputError> {
         let root = &self.root;
+        // The end of the span the staged files were written in: a file made after them
+        // all has a time no earlier than theirs.
+        let staged_until_ns = self.staged_since_ns.and_then(|_| {
+            let probe = self.staging.join(".profilegen-written");
+            let time = fs::File::create(&probe)
+                .and_then(|file| file.metadata())
+                .ok()
+                .and_then(|meta| crate::cache::modified_ns(&meta));
+            let _ = fs::remove_file(&probe);
+            time
+        });
         move_into_place(root, &self.staging, root)?;
         let _ = fs::remove_dir_all(&self.staging);
 
@@ -260,7 +296,18 @@ impl OutputWriter {
         };
         let states = files
             .into_iter()
-            .filter_map(|(path, state)| Some((path, state?)))
+            .filter_map(|(path, seen)| {
+                let state = match seen {
+                    Seen::Kept => None,
+                    Seen::State(state) => state,
+                    Seen::Written(size) => Some(FileState {
+                        size,
+                        modified_ns: self.staged_since_ns?,
+                        modified_until_ns: staged_until_ns?,
+                    }),
+                };
+                Some((path, state?))
+            })
             .collect();
         Ok(Committed { stats, states })
     }
@@ -274,7 +321,7 @@ impl OutputWriter {
 /// The lines of an earlier manifest that are not among `files` (sorted by path). A
 /// manifest written by profilegen is sorted too, so the two lists are walked side by
 /// side; any other is checked line by line against a set.
-fn stale_paths<'m>(old_manifest: &'m str, files: &[(String, Option<FileState>)]) -> Vec<&'m str> {
+fn stale_paths<'m>(old_manifest: &'m str, files: &[(String, Seen)]) -> Vec<&'m str> {
     let old: Vec<&str> = old_manifest.lines().collect();
     if !old.windows(2).all(|pair| pair[0] < pair[1]) {
         let current: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
@@ -292,8 +339,12 @@ fn stale_paths<'m>(old_manifest: &'m str, files: &[(String, Option<FileState>)])
 }
 
 /// Creates (or truncates) the file at `path`, creating its missing parent folders, and
-/// writes `bytes` to it. Returns its size and modification time.
-fn write_new_file(path: &Path, bytes: &[u8]) -> Result<Option<FileState>, OutputError> {
+/// writes `bytes` to it. Returns its size and modification time when `read_time`.
+fn write_new_file(
+    path: &Path,
+    bytes: &[u8],
+    read_time: bool,
+) -> Result<Option<FileState>, OutputError> {
     let mut file = match fs::File::create(path) {
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent() {
@@ -304,6 +355,9 @@ fn write_new_file(path: &Path, bytes: &[u8]) -> Result<Option<FileState>, Output
         created => created.map_err(io_err("create", path))?,
     };
     file.write_all(bytes).map_err(io_err("write", path))?;
+    if !read_time {
+        return Ok(None);
+    }
     Ok(file
         .metadata()
         .ok()
@@ -506,19 +560,29 @@ mod tests {
         assert!(!out.join(STAGING_DIR).exists(), "staging folder removed");
         assert_eq!(committed.states.len(), 5);
         for (path, state) in &committed.states {
-            assert_eq!(
-                FileState::of(&out.join(path)),
-                Some(*state),
-                "{path}: the state reported is the file's"
+            let actual = FileState::of(&out.join(path)).unwrap();
+            assert!(
+                state.admits(&actual),
+                "{path}: the state reported admits the file's ({state:?}, {actual:?})"
             );
         }
+        // The same bytes written again later no longer match the state.
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        let path = "b/z/index.html";
+        let file = fs::File::options()
+            .write(true)
+            .open(out.join(path))
+            .unwrap();
+        file.set_modified(later).unwrap();
+        let actual = FileState::of(&out.join(path)).unwrap();
+        assert!(!committed.states[path].admits(&actual));
     }
 
     #[test]
     fn stale_paths_of_sorted_and_unsorted_manifests() {
-        let files: Vec<(String, Option<FileState>)> = ["a/x", "b", "c/y", "d"]
+        let files: Vec<(String, Seen)> = ["a/x", "b", "c/y", "d"]
             .iter()
-            .map(|p| (p.to_string(), None))
+            .map(|p| (p.to_string(), Seen::Kept))
             .collect();
         assert_eq!(
             stale_paths("a/w\na/x\nb\nbb\nd\ne\n", &files),

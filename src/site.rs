@@ -561,7 +561,9 @@ fn intact_outputs(output: &Path, cache: &cache::BuildCache) -> HashSet<String> {
     cache
         .outputs
         .iter()
-        .filter(|(path, state)| cache::FileState::of(&root.join(path)) == Some(state.file))
+        .filter(|(path, state)| {
+            cache::FileState::of(&root.join(path)).is_some_and(|actual| state.file.admits(&actual))
+        })
         .map(|(path, _)| path.clone())
         .collect()
 }
@@ -570,10 +572,10 @@ fn intact_outputs(output: &Path, cache: &cache::BuildCache) -> HashSet<String> {
 /// the output folder's manifest is there.
 fn outputs_intact(output: &Path, cache: &cache::BuildCache) -> bool {
     output.join(crate::output::MANIFEST).is_file()
-        && cache
-            .outputs
-            .par_iter()
-            .all(|(path, state)| cache::FileState::of(&output.join(path)) == Some(state.file))
+        && cache.outputs.par_iter().all(|(path, state)| {
+            cache::FileState::of(&output.join(path))
+                .is_some_and(|actual| state.file.admits(&actual))
+        })
 }
 
 /// Per-stage wall times on stderr when `PROFILEGEN_TIMINGS` is set, for benchmarking.
