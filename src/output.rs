@@ -110,6 +110,9 @@ pub struct OutputWriter {
     written: AtomicUsize,
     /// Relative path of every file of this build, with what this writer knows of it.
     files: Mutex<Vec<(String, Seen)>>,
+    /// Folders made in the staging folder so far (relative paths), so that a file's
+    /// folder is made before the file rather than after a failed attempt to create it.
+    made_dirs: Mutex<HashSet<String>>,
     /// The staging folder's modification time when it was made (nanoseconds since the
     /// epoch): no file staged in it is older. `None` when the file system gives no time;
     /// each written file's time is then read back.
@@ -169,6 +172,7 @@ impl OutputWriter {
             written: AtomicUsize::new(0),
             files: Mutex::new(Vec::new()),
             existing,
+            made_dirs: Mutex::new(HashSet::new()),
             staged_since_ns,
         })
     }
@@ -206,6 +210,13 @@ impl OutputWriter {
             }
         }
         let staged = self.staging.join(&file.path);
+        if let Some((dir, _)) = file.path.rsplit_once('/') {
+            if !lock(&self.made_dirs).contains(dir) {
+                let path = self.staging.join(dir);
+                fs::create_dir_all(&path).map_err(io_err("create", &path))?;
+                lock(&self.made_dirs).insert(dir.to_string());
+            }
+        }
         // Within a known span of time, a written file's own time need not be read.
         let read_time = self.staged_since_ns.is_none();
         let state = write_new_file(&staged, &file.bytes, read_time)?;
