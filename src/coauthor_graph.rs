@@ -289,10 +289,17 @@ impl Layout {
                 Some(0) => {
                     r1 += GROW_STEP;
                     r2 += GROW_STEP;
+                    nodes = place(slots, &directions, r1, r2);
                 }
-                Some(_) => r2 += GROW_STEP,
+                Some(_) => {
+                    // Only the outer ring moves: the inner nodes stay where they are.
+                    r2 += GROW_STEP;
+                    let outer = nodes.iter_mut().zip(slots.iter().zip(&directions));
+                    for (node, (slot, direction)) in outer.filter(|(_, (_, d))| d.2 == 1) {
+                        *node = place_node(slot, *direction, r1, r2);
+                    }
+                }
             }
-            nodes = place(slots, &directions, r1, r2);
         }
 
         let mut view = Rect {
@@ -362,17 +369,20 @@ fn place(slots: &[Slot], directions: &[(f64, f64, u8)], r1: f64, r2: f64) -> Vec
     slots
         .iter()
         .zip(directions)
-        .map(|(slot, &(ux, uy, ring))| {
-            let radius = if ring == 0 { r1 } else { r2 };
-            let (x, y) = (radius * ux, radius * uy);
-            Placed {
-                x,
-                y,
-                ring,
-                label: place_label(x, y, ux, uy, slot.r, slot.width),
-            }
-        })
+        .map(|(slot, &direction)| place_node(slot, direction, r1, r2))
         .collect()
+}
+
+/// Places one node in its `direction` (`ux`, `uy`, ring), as [`place`] does.
+fn place_node(slot: &Slot, (ux, uy, ring): (f64, f64, u8), r1: f64, r2: f64) -> Placed {
+    let radius = if ring == 0 { r1 } else { r2 };
+    let (x, y) = (radius * ux, radius * uy);
+    Placed {
+        x,
+        y,
+        ring,
+        label: place_label(x, y, ux, uy, slot.r, slot.width),
+    }
 }
 
 /// Places the label of the node at (`x`, `y`), radius `r`, on the outward direction
@@ -426,6 +436,21 @@ fn worst_overlap(slots: &[Slot], nodes: &[Placed], center: &Label) -> Option<u8>
     let mut worst: Option<u8> = None;
     let note =
         |worst: &mut Option<u8>, ring: u8| *worst = Some(worst.map_or(ring, |w| w.max(ring)));
+    // Each node's circle and label in one box: two nodes whose boxes are further apart
+    // than any check below reaches cannot clash, and most pairs are such.
+    let boxes: Vec<Rect> = nodes
+        .iter()
+        .zip(slots)
+        .map(|(node, slot)| Rect {
+            x0: (node.x - slot.r).min(node.label.rect.x0),
+            y0: (node.y - slot.r).min(node.label.rect.y0),
+            x1: (node.x + slot.r).max(node.label.rect.x1),
+            y1: (node.y + slot.r).max(node.label.rect.y1),
+        })
+        .collect();
+    // The farthest any check reaches (circles within two clearances), with room to spare
+    // for rounding.
+    let reach = 2.0 * CLEARANCE + 1.0;
     for (i, (a, sa)) in nodes.iter().zip(slots).enumerate() {
         if worst == Some(1) {
             // The outer ring is as bad as it gets: nothing further changes the answer.
@@ -438,7 +463,7 @@ fn worst_overlap(slots: &[Slot], nodes: &[Placed], center: &Label) -> Option<u8>
             note(&mut worst, a.ring);
         }
         for (j, (b, sb)) in nodes.iter().zip(slots).enumerate() {
-            if i == j {
+            if i == j || !boxes[i].overlaps(&boxes[j], reach) {
                 continue;
             }
             let ring = a.ring.max(b.ring);
