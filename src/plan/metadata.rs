@@ -3,7 +3,7 @@
 //! schema.org JSON-LD.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{subject_name, FeedKind, Linker, Planner};
 use crate::graph::{AuthorId, PaperId};
@@ -46,7 +46,7 @@ pub struct MetaTag {
 /// Serializes JSON-LD for a `<script type="application/ld+json">` element: `<`, `>` and
 /// `&` become `\u003c`, `\u003e`, `\u0026` (and U+2028/U+2029 are escaped), so no input
 /// can close the element or start a comment in it.
-pub fn script_safe_json(value: &Value) -> String {
+pub fn script_safe_json<T: Serialize + ?Sized>(value: &T) -> String {
     let text = serde_json::to_string(value).unwrap_or_else(|_| "{}".into());
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len() + 16);
@@ -154,44 +154,84 @@ impl Planner<'_> {
 
     /// JSON-LD `ScholarlyArticle` for a paper page.
     pub(super) fn article_jsonld(&self, id: PaperId) -> String {
+        // Fields in name order, as a JSON object map would write them.
+        #[derive(Serialize)]
+        struct Article<'a> {
+            #[serde(rename = "@context")]
+            context: &'static str,
+            #[serde(rename = "@type")]
+            kind: &'static str,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            about: Vec<Thing<'a>>,
+            #[serde(rename = "abstract", skip_serializing_if = "Option::is_none")]
+            abstract_text: Option<&'a str>,
+            author: Vec<Person<'a>>,
+            #[serde(rename = "datePublished")]
+            date_published: String,
+            headline: &'a str,
+            #[serde(rename = "inLanguage")]
+            in_language: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            keywords: Option<String>,
+            name: &'a str,
+            publisher: Organization<'a>,
+            url: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Thing<'a> {
+            #[serde(rename = "@type")]
+            kind: &'static str,
+            identifier: &'a str,
+            name: String,
+        }
+        #[derive(Serialize)]
+        struct Person<'a> {
+            #[serde(rename = "@type")]
+            kind: &'static str,
+            name: &'a str,
+            url: String,
+        }
+        #[derive(Serialize)]
+        struct Organization<'a> {
+            #[serde(rename = "@type")]
+            kind: &'static str,
+            name: &'a str,
+        }
         let paper = &self.graph.papers[id];
         let text = &self.paper_texts[id];
-        let authors: Vec<Value> = paper
-            .authors
-            .iter()
-            .map(|&a| {
-                json!({
-                    "@type": "Person",
-                    "name": self.profiles[a].name,
-                    "url": self.public_url(&self.author_paths[a]),
-                })
-            })
-            .collect();
-        let mut article = json!({
-            "@context": "https://schema.org",
-            "@type": "ScholarlyArticle",
-            "name": text.title_text,
-            "headline": text.title_text,
-            "author": authors,
-            "datePublished": paper.year.to_string(),
-            "url": self.paper_urls[id],
-            "inLanguage": self.config.language,
-            "publisher": {"@type": "Organization", "name": paper.source},
-        });
-        if let Some(abstract_text) = &text.abstract_text {
-            article["abstract"] = json!(abstract_text);
-        }
-        if !paper.subjects.is_empty() {
-            article["keywords"] = json!(paper.subjects.join(", "));
-            article["about"] = json!(paper
+        script_safe_json(&Article {
+            context: "https://schema.org",
+            kind: "ScholarlyArticle",
+            about: paper
                 .subjects
                 .iter()
-                .map(
-                    |code| json!({"@type": "Thing", "name": subject_name(code), "identifier": code})
-                )
-                .collect::<Vec<_>>());
-        }
-        script_safe_json(&article)
+                .map(|code| Thing {
+                    kind: "Thing",
+                    identifier: code,
+                    name: subject_name(code),
+                })
+                .collect(),
+            abstract_text: text.abstract_text.as_deref(),
+            author: paper
+                .authors
+                .iter()
+                .map(|&a| Person {
+                    kind: "Person",
+                    name: &self.profiles[a].name,
+                    url: self.public_url(&self.author_paths[a]),
+                })
+                .collect(),
+            date_published: paper.year.to_string(),
+            headline: &text.title_text,
+            in_language: &self.config.language,
+            keywords: (!paper.subjects.is_empty()).then(|| paper.subjects.join(", ")),
+            name: &text.title_text,
+            publisher: Organization {
+                kind: "Organization",
+                name: &paper.source,
+            },
+            url: &self.paper_urls[id],
+        })
     }
 
     /// Google Scholar's Highwire Press tags for a paper page, authors in the paper's order.
@@ -242,6 +282,7 @@ impl Planner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn json_ld_cannot_close_its_script_element() {
