@@ -468,9 +468,9 @@ pub struct YearLink {
 #[derive(Debug, Clone, Serialize)]
 pub struct MoreBy {
     /// The author.
-    pub author: AuthorLink,
+    pub author: Shared,
     /// Their papers closest to this one in time, newest first.
-    pub papers: Vec<PaperRef>,
+    pub papers: Vec<Shared>,
     /// Whether they have more papers than these.
     pub more: bool,
 }
@@ -577,8 +577,8 @@ pub enum PageData {
         subjects: Vec<SubjectLink>,
         /// Abstract paragraphs as safe HTML (text escaped, math as MathML).
         abstract_html: Vec<String>,
-        /// Authors on this site.
-        authors: Vec<AuthorLink>,
+        /// Authors on this site (each an [`AuthorLink`]).
+        authors: Vec<Shared>,
         /// More papers by each author.
         more_by: Vec<MoreBy>,
         /// The paper's BibTeX entry, for the "Cite" block.
@@ -820,6 +820,10 @@ struct Planner<'a> {
     brief_citations: Vec<std::sync::OnceLock<Arc<exports::BriefCitation>>>,
     /// Each paper as a list item on pages two folders deep, made on first use, by paper id.
     list_items: Vec<std::sync::OnceLock<Shared>>,
+    /// The same for each paper in a short list ("More by" on paper pages).
+    paper_refs: Vec<std::sync::OnceLock<Shared>>,
+    /// The same for a link to each author, by author id.
+    author_links: Vec<std::sync::OnceLock<Shared>>,
     /// Each paper's entry in the Atom feeds, made on first use, by paper id.
     feed_entries: Vec<std::sync::OnceLock<Shared>>,
     /// The search index, made on first use.
@@ -1085,6 +1089,12 @@ impl<'a> Planner<'a> {
             list_items: (0..graph.papers.len())
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
+            paper_refs: (0..graph.papers.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+            author_links: (0..graph.authors.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
             feed_entries: (0..graph.papers.len())
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
@@ -1339,21 +1349,45 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// Paper `id` in a list of papers. Its links start from the site root, even a link
-    /// to the page the list is on, so the item is the same on every page at one depth:
-    /// it is made once for the pages two folders deep (`authors/x/`, `years/2020/`,
-    /// `subjects/cs.LG/`), which list almost every paper several times.
-    fn list_item(&self, id: PaperId, linker: &Linker) -> Shared {
+    /// What `make` makes for a page, converted for the templates. Links in it start from
+    /// the site root, even a link to the page it is on, so it is the same on every page
+    /// at one depth: it is made once (kept in `cache`) for the pages two folders deep
+    /// (`authors/x/`, `papers/x/`, `years/2020/`, `subjects/cs.LG/`), which show every
+    /// paper and author several times.
+    fn shared<T: Serialize>(
+        &self,
+        cache: &std::sync::OnceLock<Shared>,
+        linker: &Linker,
+        make: impl FnOnce(&Linker) -> T,
+    ) -> Shared {
         let from_root = Linker {
             here: String::new(),
             ..linker.clone()
         };
-        let make = || Shared::new(&self.paper_item(id, &from_root));
         if linker.root == "../../" {
-            self.list_items[id].get_or_init(make).clone()
+            cache.get_or_init(|| Shared::new(&make(&from_root))).clone()
         } else {
-            make()
+            Shared::new(&make(&from_root))
         }
+    }
+
+    /// Paper `id` in a list of papers (a [`PaperItem`]; see [`Planner::shared`]).
+    fn list_item(&self, id: PaperId, linker: &Linker) -> Shared {
+        self.shared(&self.list_items[id], linker, |l| self.paper_item(id, l))
+    }
+
+    /// A link to author `id` (an [`AuthorLink`]; see [`Planner::shared`]).
+    fn shared_author_link(&self, id: AuthorId, linker: &Linker) -> Shared {
+        self.shared(&self.author_links[id], linker, |l| self.author_link(id, l))
+    }
+
+    /// Paper `id` in a short list (a [`PaperRef`]; see [`Planner::shared`]).
+    fn paper_ref(&self, id: PaperId, linker: &Linker) -> Shared {
+        self.shared(&self.paper_refs[id], linker, |l| PaperRef {
+            title_html: self.paper_texts[id].title_html.clone(),
+            href: l.href(&self.paper_paths[id]),
+            year: self.graph.papers[id].year,
+        })
     }
 
     fn paper_item(&self, id: PaperId, linker: &Linker) -> PaperItem {
@@ -1673,7 +1707,7 @@ impl<'a> Planner<'a> {
                 authors: paper
                     .authors
                     .iter()
-                    .map(|&a| self.author_link(a, linker))
+                    .map(|&a| self.shared_author_link(a, linker))
                     .collect(),
                 more_by: paper
                     .authors
@@ -1682,15 +1716,8 @@ impl<'a> Planner<'a> {
                         let list = &graph.authors[a].papers;
                         let nearby = nearby_papers(list, id, MORE_PAPERS_PER_AUTHOR);
                         (!nearby.is_empty()).then(|| MoreBy {
-                            author: self.author_link(a, linker),
-                            papers: nearby
-                                .iter()
-                                .map(|&p| PaperRef {
-                                    title_html: self.paper_texts[p].title_html.clone(),
-                                    href: linker.href(&self.paper_paths[p]),
-                                    year: graph.papers[p].year,
-                                })
-                                .collect(),
+                            author: self.shared_author_link(a, linker),
+                            papers: nearby.iter().map(|&p| self.paper_ref(p, linker)).collect(),
                             more: list.len() > nearby.len() + 1,
                         })
                     })
