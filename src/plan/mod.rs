@@ -832,6 +832,11 @@ struct Planner<'a> {
     memo: &'a PlanMemo,
 }
 
+/// `n` values to be made on first use.
+fn unset<T>(n: usize) -> Vec<std::sync::OnceLock<T>> {
+    (0..n).map(|_| std::sync::OnceLock::new()).collect()
+}
+
 /// A paper's title and abstract after TeX conversion.
 #[derive(Debug, Clone, Default)]
 struct PaperText {
@@ -1083,21 +1088,11 @@ impl<'a> Planner<'a> {
             paper_texts,
             paper_author_names,
             citation_keys,
-            brief_citations: (0..graph.papers.len())
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
-            list_items: (0..graph.papers.len())
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
-            paper_refs: (0..graph.papers.len())
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
-            author_links: (0..graph.authors.len())
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
-            feed_entries: (0..graph.papers.len())
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
+            brief_citations: unset(graph.papers.len()),
+            list_items: unset(graph.papers.len()),
+            paper_refs: unset(graph.papers.len()),
+            author_links: unset(graph.authors.len()),
+            feed_entries: unset(graph.papers.len()),
             search: std::sync::OnceLock::new(),
             memo: input.memo,
         }
