@@ -18,10 +18,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
-use crate::output::write_atomically;
+use crate::output::write_parts_atomically;
 use crate::plan::content_hash;
 
 /// The cache folder, at the site root.
@@ -204,31 +205,42 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
     };
     let mut text = serde_json::to_string(&header).map_err(io::Error::other)?;
     text.push('\n');
-    // In no particular order: only profilegen reads it, into a map.
-    text.reserve(cache.outputs.keys().map(|path| path.len() + 48).sum());
-    for (path, state) in &cache.outputs {
+    // In no particular order: only profilegen reads it, into a map. Tens of thousands of
+    // lines, written in parallel chunks.
+    let entries: Vec<(&String, &OutputState)> = cache
+        .outputs
+        .iter()
         // Output paths are made of slugs: no line breaks.
-        if path.contains('\n') {
-            continue;
-        }
-        push_hex(&mut text, u128::from(state.fingerprint));
-        text.push(' ');
-        push_hex(&mut text, u128::from(state.file.size));
-        text.push(' ');
-        push_hex(&mut text, state.file.modified_ns);
-        text.push(' ');
-        push_hex(
-            &mut text,
-            state
-                .file
-                .modified_until_ns
-                .saturating_sub(state.file.modified_ns),
-        );
-        text.push(' ');
-        text.push_str(path);
-        text.push('\n');
-    }
-    write_atomically(path, text.as_bytes())
+        .filter(|(path, _)| !path.contains('\n'))
+        .collect();
+    let chunks: Vec<String> = entries
+        .par_chunks(4096)
+        .map(|chunk| {
+            let mut lines = String::with_capacity(chunk.iter().map(|(p, _)| p.len() + 48).sum());
+            for (path, state) in chunk {
+                push_hex(&mut lines, u128::from(state.fingerprint));
+                lines.push(' ');
+                push_hex(&mut lines, u128::from(state.file.size));
+                lines.push(' ');
+                push_hex(&mut lines, state.file.modified_ns);
+                lines.push(' ');
+                push_hex(
+                    &mut lines,
+                    state
+                        .file
+                        .modified_until_ns
+                        .saturating_sub(state.file.modified_ns),
+                );
+                lines.push(' ');
+                lines.push_str(path);
+                lines.push('\n');
+            }
+            lines
+        })
+        .collect();
+    let mut parts: Vec<&[u8]> = vec![text.as_bytes()];
+    parts.extend(chunks.iter().map(|chunk| chunk.as_bytes()));
+    write_parts_atomically(path, &parts)
         .map_err(|err| io::Error::new(err.source.kind(), err.to_string()))
 }
 
@@ -246,7 +258,8 @@ fn push_hex(text: &mut String, n: u128) {
             break;
         }
     }
-    text.extend(buf[start..].iter().map(|&b| char::from(b)));
+    // Hexadecimal digits are ASCII, so the bytes are a string.
+    text.push_str(std::str::from_utf8(&buf[start..]).unwrap_or_default());
 }
 
 #[cfg(test)]

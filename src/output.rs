@@ -444,12 +444,23 @@ pub fn write_output(out_dir: &Path, files: &[PlannedFile]) -> Result<WriteStats,
 
 /// Writes `bytes` to a temporary file beside `target`, then renames it over `target`.
 pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    write_parts_atomically(target, &[bytes])
+}
+
+/// Writes `parts` one after the other to a temporary file beside `target`, then renames
+/// it over `target`: a large file made in pieces need not be joined in memory first.
+pub fn write_parts_atomically(target: &Path, parts: &[&[u8]]) -> Result<(), OutputError> {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temp = target.with_file_name(format!(".{name}.profilegen-tmp"));
-    fs::write(&temp, bytes).map_err(io_err("write", &temp))?;
+    let written = fs::File::create(&temp)
+        .and_then(|mut file| parts.iter().try_for_each(|part| file.write_all(part)));
+    if let Err(err) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(io_err("write", &temp)(err));
+    }
     fs::rename(&temp, target).map_err(|err| {
         let _ = fs::remove_file(&temp);
         io_err("replace", target)(err)
