@@ -702,6 +702,34 @@ fn text_width(text: &str) -> f64 {
 /// first segment has a colon (which would read as a scheme) gets a leading `./`.
 fn clean_href(href: &str) -> String {
     let href = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_control());
+    // The usual link (`../../authors/x/index.html`) has nothing to encode.
+    let plain = href.bytes().all(|b| {
+        b.is_ascii_graphic()
+            && !matches!(
+                b,
+                b'%' | b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+            )
+    });
+    let mut out = if plain {
+        href.to_string()
+    } else {
+        percent_encoded(href)
+    };
+    if let Some(end) = out.find([':', '/', '?', '#']) {
+        let scheme = &out[..end];
+        let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if out[end..].starts_with(':') && !valid {
+            out.insert_str(0, "./");
+        }
+    }
+    out
+}
+
+/// `href` with the characters [`clean_href`] encodes percent-encoded.
+fn percent_encoded(href: &str) -> String {
     let bytes = href.as_bytes();
     let mut out = String::with_capacity(href.len());
     for (i, c) in href.char_indices() {
@@ -723,32 +751,13 @@ fn clean_href(href: &str) -> String {
             out.push(c);
         }
     }
-    if let Some(end) = out.find([':', '/', '?', '#']) {
-        let scheme = &out[..end];
-        let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-        if out[end..].starts_with(':') && !valid {
-            out.insert_str(0, "./");
-        }
-    }
     out
 }
 
 /// `text` escaped for HTML/XML text and attribute values.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
+    crate::tex::push_escaped(&mut out, text);
     out
 }
 

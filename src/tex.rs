@@ -136,7 +136,7 @@ fn has_tex(input: &str) -> bool {
 }
 
 /// Appends `s` to `out` with the five HTML-significant characters escaped.
-fn push_escaped(out: &mut String, s: &str) {
+pub(crate) fn push_escaped(out: &mut String, s: &str) {
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {
         let rep = match b {
