@@ -776,12 +776,31 @@ impl std::fmt::Display for Num {
         } else {
             0
         };
-        let sign = if tenths < 0 { "-" } else { "" };
+        // Written right to left into a buffer, then handed over in one piece: numbers
+        // are most of an SVG's text.
+        let mut buf = [0u8; 24];
+        let mut at = buf.len();
         let abs = tenths.unsigned_abs();
-        match abs % 10 {
-            0 => write!(f, "{sign}{}", abs / 10),
-            frac => write!(f, "{sign}{}.{frac}", abs / 10),
+        if abs % 10 != 0 {
+            at -= 2;
+            buf[at] = b'.';
+            buf[at + 1] = b'0' + (abs % 10) as u8;
         }
+        let mut whole = abs / 10;
+        loop {
+            at -= 1;
+            buf[at] = b'0' + (whole % 10) as u8;
+            whole /= 10;
+            if whole == 0 {
+                break;
+            }
+        }
+        if tenths < 0 {
+            at -= 1;
+            buf[at] = b'-';
+        }
+        // Digits, a point and a sign are ASCII.
+        f.write_str(std::str::from_utf8(&buf[at..]).unwrap_or("0"))
     }
 }
 
@@ -1177,6 +1196,9 @@ mod tests {
         assert_eq!(num(3.0).to_string(), "3");
         assert_eq!(num(f64::NAN).to_string(), "0");
         assert_eq!(num(f64::INFINITY).to_string(), "0");
+        assert_eq!(num(123456.78).to_string(), "123456.8");
+        assert_eq!(num(-3.04).to_string(), "-3");
+        assert_eq!(num(-1e30).to_string(), "-100000000000000");
     }
 
     #[test]
