@@ -6,6 +6,7 @@
 //! reach a page escaped.
 
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 use indicatif::{ParallelProgressIterator, ProgressBar};
 use rayon::prelude::*;
@@ -67,6 +68,9 @@ pub fn default_theme_hash() -> u64 {
 pub struct Renderer {
     tera: Tera,
     hashes: TemplateHashes,
+    /// By template name, the size of its last output: the next one's buffer starts that
+    /// large, so a big page is not copied again and again as it grows.
+    last_sizes: std::collections::HashMap<String, std::sync::atomic::AtomicUsize>,
 }
 
 impl Renderer {
@@ -98,11 +102,19 @@ impl Renderer {
             atom,
             sitemap,
         };
+        let last_sizes = templates
+            .iter()
+            .map(|(name, _)| (name.clone(), std::sync::atomic::AtomicUsize::new(0)))
+            .collect();
         let mut tera = Tera::new();
         tera.autoescape_on(vec![".html", ".xml"]);
         tera.add_raw_templates(templates)
             .map_err(|err| template_error("templates could not be loaded", &err))?;
-        Ok(Renderer { tera, hashes })
+        Ok(Renderer {
+            tera,
+            hashes,
+            last_sizes,
+        })
     }
 
     /// Hashes of the loaded templates, for output fingerprints.
@@ -134,15 +146,25 @@ impl Renderer {
             )
         })?;
         let template = planned.template.unwrap_or_default();
-        let text = self.tera.render(template, &context).map_err(|err| {
-            template_error(
-                &format!("rendering {} with template {template} failed", planned.path),
-                &err,
-            )
-        })?;
+        let last_size = self.last_sizes.get(template);
+        let capacity = last_size.map_or(0, |size| size.load(Ordering::Relaxed));
+        // Rendered as bytes: Tera writes only UTF-8, so its output need not be checked
+        // and converted to a string.
+        let mut bytes = Vec::with_capacity(capacity + capacity / 8);
+        self.tera
+            .render_to(template, &context, &mut bytes)
+            .map_err(|err| {
+                template_error(
+                    &format!("rendering {} with template {template} failed", planned.path),
+                    &err,
+                )
+            })?;
+        if let Some(size) = last_size {
+            size.store(bytes.len(), Ordering::Relaxed);
+        }
         Ok(PlannedFile {
             path: planned.path.clone(),
-            bytes: text.into_bytes(),
+            bytes,
         })
     }
 
