@@ -113,8 +113,11 @@ impl BuildReport {
         );
         if verb == "Built" {
             line.push_str(&format!(
-                "; {} files written, {} unchanged, {} removed",
-                self.write.written, self.write.unchanged, self.write.removed
+                "; {} file{} written, {} unchanged, {} removed",
+                self.write.written,
+                plural(self.write.written),
+                self.write.unchanged,
+                self.write.removed
             ));
         }
         line.push_str(&format!(
