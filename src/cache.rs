@@ -5,9 +5,10 @@
 //!   that shape the output, and the profilegen version. When it is unchanged and every
 //!   output file is still as the last build left it, a build has nothing to do.
 //! * `outputs`: for each output file, the fingerprint of what it was made from (see
-//!   `plan::fingerprint`) and the size and modification time it had when written. An
-//!   output is rendered again only when its fingerprint changed or the file on disk is
-//!   not the one written.
+//!   `plan::fingerprint`), its size, and its modification time: as read from the file,
+//!   or for a file the build wrote, the span of time the build was writing (see
+//!   [`FileState`]). An output is rendered again only when its fingerprint changed or
+//!   the file on disk is not the one written (another size, or a time outside the span).
 //!
 //! A missing, unreadable or older-version cache is simply ignored: the build is then a
 //! full one. The cache never changes what is built, only how much work it takes.

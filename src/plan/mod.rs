@@ -1355,14 +1355,19 @@ impl<'a> Planner<'a> {
         linker: &Linker,
         make: impl FnOnce(&Linker) -> T,
     ) -> Shared {
-        let from_root = Linker {
-            here: String::new(),
-            ..linker.clone()
+        // Made only when the value is (most calls find it made already).
+        let make_shared = || {
+            let from_root = Linker {
+                root: linker.root.clone(),
+                here: String::new(),
+                pretty: linker.pretty,
+            };
+            Shared::new(&make(&from_root))
         };
         if linker.root == "../../" {
-            cache.get_or_init(|| Shared::new(&make(&from_root))).clone()
+            cache.get_or_init(make_shared).clone()
         } else {
-            Shared::new(&make(&from_root))
+            make_shared()
         }
     }
 
