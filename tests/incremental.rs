@@ -409,27 +409,16 @@ fn output_changed_by_hand_is_repaired() {
     let run = site.build();
     assert!(run.stderr.contains("2 files written"), "{}", run.stderr);
     assert_eq!(fs::read(&page).unwrap(), original);
-}
 
-#[test]
-fn output_rewritten_by_hand_with_the_same_size_is_repaired() {
     // A written file's state is its size and the span of time the build wrote in: the
     // same number of bytes saved later is still seen as a change.
-    let site = medium_site();
-    site.build();
-    let page = site.public().join("authors/author-3/index.html");
-    let original = fs::read(&page).unwrap();
     let mut tampered = original.clone();
     let at = tampered.len() / 2;
     tampered[at] = if tampered[at] == b'x' { b'y' } else { b'x' };
     fs::write(&page, &tampered).unwrap();
     let later = SystemTime::now() + Duration::from_secs(5);
-    fs::File::options()
-        .write(true)
-        .open(&page)
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
+    let file = fs::File::options().write(true).open(&page).unwrap();
+    file.set_modified(later).unwrap();
     let run = site.build();
     assert!(run.stderr.contains("1 file written"), "{}", run.stderr);
     assert_eq!(fs::read(&page).unwrap(), original);
