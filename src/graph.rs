@@ -290,7 +290,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
             file.records
                 .iter()
                 .map(|r| {
-                    let key = memo::key("title hash", &r.title);
+                    let key = || memo::key("title hash", &r.title);
                     *memo.title_hashes.get_or(key, || text_key_hash(&r.title))
                 })
                 .collect()
@@ -331,7 +331,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
             .map(|g| {
                 let first = &g.copies[0];
                 let record = &files[first.file].records[first.record];
-                let key = memo::key("paper slug", &record.title);
+                let key = || memo::key("paper slug", &record.title);
                 let slug = memo.slugs.get_or(key, || slugify(&record.title, "paper"));
                 format!("{slug}-{}", record.year)
             })
@@ -516,7 +516,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
     let title_keys: Vec<Arc<String>> = papers
         .par_iter()
         .map(|p| {
-            let key = memo::key("title key", &p.title);
+            let key = || memo::key("title key", &p.title);
             memo.title_keys.get_or(key, || text_key(&p.title))
         })
         .collect();

@@ -42,9 +42,14 @@ impl<T> Default for Reuse<T> {
 }
 
 impl<T> Reuse<T> {
-    /// The result for `key`: the previous build's if it has one, else `make()`'s.
-    /// `key` must be a hash of everything `make` reads. Safe to call from many threads.
-    pub fn get_or(&self, key: u64, make: impl FnOnce() -> T) -> Arc<T> {
+    /// The result for the key `key()` gives: the previous build's if it has one, else
+    /// `make()`'s. The key must be a hash of everything `make` reads; it is not even
+    /// computed while nothing is kept (a one-off build). Safe to call from many threads.
+    pub fn get_or(&self, key: impl FnOnce() -> u64, make: impl FnOnce() -> T) -> Arc<T> {
+        if !self.enabled && self.previous.is_empty() {
+            return Arc::new(make());
+        }
+        let key = key();
         match self.get(key) {
             Some(found) => found,
             None => self.insert(key, make()),
@@ -196,31 +201,32 @@ mod tests {
             text.to_uppercase()
         };
         let mut off: Reuse<String> = Reuse::default();
-        off.get_or(1, || make("a"));
+        let key_unused = || -> u64 { panic!("a disabled memo computes no key") };
+        assert_eq!(*off.get_or(key_unused, || make("a")), "A");
         off.finish_build();
         assert!(off.is_empty(), "a disabled memo keeps nothing");
         made.store(0, Ordering::Relaxed);
 
         let mut reuse: Reuse<String> = Reuse::default();
         reuse.enable();
-        assert_eq!(*reuse.get_or(1, || make("a")), "A");
-        assert_eq!(*reuse.get_or(2, || make("b")), "B");
+        assert_eq!(*reuse.get_or(|| 1, || make("a")), "A");
+        assert_eq!(*reuse.get_or(|| 2, || make("b")), "B");
         assert_eq!(made.load(Ordering::Relaxed), 2);
         reuse.finish_build();
         assert_eq!(reuse.len(), 2);
 
         // Second build: 1 is reused, 3 is new, 2 is not used.
-        assert_eq!(*reuse.get_or(1, || make("changed")), "A");
-        assert_eq!(*reuse.get_or(3, || make("c")), "C");
+        assert_eq!(*reuse.get_or(|| 1, || make("changed")), "A");
+        assert_eq!(*reuse.get_or(|| 3, || make("c")), "C");
         assert_eq!(made.load(Ordering::Relaxed), 3);
         reuse.finish_build();
         assert_eq!(reuse.len(), 2, "2 was dropped");
-        assert_eq!(*reuse.get_or(2, || make("b again")), "B AGAIN");
+        assert_eq!(*reuse.get_or(|| 2, || make("b again")), "B AGAIN");
 
         // A build that used nothing of this kind keeps what there was.
         let mut other: Reuse<String> = Reuse::default();
         other.enable();
-        other.get_or(9, || "x".into());
+        other.get_or(|| 9, || "x".into());
         other.finish_build();
         other.finish_build();
         assert_eq!(other.len(), 1);

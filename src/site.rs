@@ -899,7 +899,7 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
             match fs::read(path) {
                 Ok(bytes) => {
                     let hash = content_hash(&bytes);
-                    let key = crate::memo::key("record file", &(&shown, hash));
+                    let key = || crate::memo::key("record file", &(&shown, hash));
                     let file = parsed.get_or(key, || {
                         let (file, diagnostics) = parse_record_file(display, &bytes);
                         ParsedRecordFile {

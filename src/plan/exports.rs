@@ -37,7 +37,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(memo::key("authors.json", item), || array_item_json(item))
+                .get_or(|| memo::key("authors.json", item), || array_item_json(item))
         })
     }
 
@@ -79,7 +79,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(memo::key("papers.json", item), || array_item_json(item))
+                .get_or(|| memo::key("papers.json", item), || array_item_json(item))
         })
     }
 
@@ -114,13 +114,14 @@ impl Planner<'_> {
                 abstract_text: None,
                 ..self.citation_input(id)
             };
-            self.memo
-                .citations
-                .get_or(memo::key("brief citation", &input), || BriefCitation {
+            self.memo.citations.get_or(
+                || memo::key("brief citation", &input),
+                || BriefCitation {
                     bibtex: bibtex_entry(&input),
                     ris: ris_entry(&input),
                     csl: array_item_json(&csl_item(&input)),
-                })
+                },
+            )
         })
     }
 

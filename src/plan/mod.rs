@@ -889,7 +889,7 @@ fn convert_texts(
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_deref();
-            let key = memo::key("tex", &(&paper.title, abstract_text));
+            let key = || memo::key("tex", &(&paper.title, abstract_text));
             let text = memo.get_or(key, || convert_text(&paper.title, abstract_text));
             let at = &paper.occurrences[0];
             let record_line = format!("{}{}", paper.source, paper.year);

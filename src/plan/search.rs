@@ -181,9 +181,10 @@ impl Planner<'_> {
         // the same.
         let memo = &self.memo.search_terms;
         let terms_of = |fields: &[(&str, u32)]| {
-            memo.get_or(crate::memo::key("search terms", &fields), || {
-                weighted(fields)
-            })
+            memo.get_or(
+                || crate::memo::key("search terms", &fields),
+                || weighted(fields),
+            )
         };
         let mut doc_terms: Vec<Arc<DocTerms>> = (0..authors)
             .into_par_iter()
