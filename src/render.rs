@@ -5,12 +5,14 @@
 //! it file by file. Autoescaping is on for every template: input text can only
 //! reach a page escaped.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use indicatif::{ParallelProgressIterator, ProgressBar};
 use rayon::prelude::*;
-use tera::{Context, Tera};
+use tera::{Context, Kwargs, State, Tera};
 
 use crate::diagnostics::Diagnostic;
 use crate::plan::{content_hash, Output, PlannedFile, PlannedOutput, SitePlan, TemplateHashes};
@@ -21,6 +23,14 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     (
         "macros/paper_list.html",
         include_str!("../templates/macros/paper_list.html"),
+    ),
+    (
+        "macros/paper_item.html",
+        include_str!("../templates/macros/paper_item.html"),
+    ),
+    (
+        "macros/feed_entry.xml",
+        include_str!("../templates/macros/feed_entry.xml"),
     ),
     (
         "macros/pagination.html",
@@ -64,9 +74,74 @@ pub fn default_theme_hash() -> u64 {
     content_hash(&bytes)
 }
 
+/// Template fragments rendered once per build and then reused: Tera's `render_cached`
+/// function (like Hugo's `partialCached`).
+///
+/// `{{ render_cached(template="macros/paper_item.html", key=paper.href, paper=paper) }}`
+/// renders `template` with every other argument as its context the first time a `key`
+/// is asked for, and gives the same HTML (safe, not escaped again) for that key after.
+/// A paper shown on thousands of pages is rendered once. The key must tell apart every
+/// context the fragment can be rendered with: two calls with one key get one output.
+/// The cache lives as long as its [`Renderer`], which is made for one build.
+struct FragmentCache {
+    /// The Tera instance that holds this function (weak: it owns the function).
+    tera: std::sync::OnceLock<std::sync::Weak<Tera>>,
+    /// Rendered fragments by template, then key.
+    rendered: std::sync::RwLock<HashMap<String, HashMap<String, tera::Value>>>,
+}
+
+impl FragmentCache {
+    const TEMPLATE: &'static str = "template";
+    const KEY: &'static str = "key";
+
+    fn render_cached(&self, kwargs: Kwargs) -> tera::TeraResult<tera::Value> {
+        let template: &str = kwargs.must_get(Self::TEMPLATE)?;
+        let key: &str = kwargs.must_get(Self::KEY)?;
+        let found = read_lock(&self.rendered)
+            .get(template)
+            .and_then(|by_key| by_key.get(key))
+            .cloned();
+        if let Some(value) = found {
+            return Ok(value);
+        }
+        let tera = self
+            .tera
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .ok_or_else(|| tera::Error::message("render_cached: the templates are gone"))?;
+        let mut context = Context::new();
+        for (name, value) in kwargs.iter() {
+            match name.as_str() {
+                Some(Self::TEMPLATE | Self::KEY) | None => {}
+                Some(name) => context.insert_value(name.to_owned(), value.clone()),
+            }
+        }
+        let html = tera.render(template, &context).map_err(|err| {
+            tera::Error::chain(format!("render_cached of {template} for key {key:?}"), err)
+        })?;
+        // Rendered by two threads at once, a fragment comes out the same: keep the first.
+        let value = tera::Value::safe_string(&html);
+        let mut rendered = self
+            .rendered
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(rendered
+            .entry(template.to_owned())
+            .or_default()
+            .entry(key.to_owned())
+            .or_insert(value)
+            .clone())
+    }
+}
+
+fn read_lock<T>(lock: &std::sync::RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A Tera instance loaded with the theme.
 pub struct Renderer {
-    tera: Tera,
+    tera: Arc<Tera>,
     hashes: TemplateHashes,
     /// By template name, the size of its last output: the next one's buffer starts that
     /// large, so a big page is not copied again and again as it grows.
@@ -85,31 +160,43 @@ impl Renderer {
             .collect();
         templates.extend(overrides.iter().cloned());
         let mut html = Vec::new();
-        let mut atom = 0;
+        let mut atom = Vec::new();
         let mut sitemap = 0;
         let mut sorted: Vec<&(String, String)> = templates.iter().collect();
         sorted.sort();
         for (name, source) in sorted {
             let hash = content_hash(format!("{name}\0{source}").as_bytes());
             match name.as_str() {
-                "atom.xml" => atom = hash,
                 "sitemap.xml" => sitemap = hash,
+                // `atom.xml` and the fragments it renders (`macros/feed_entry.xml`).
+                xml if xml.ends_with(".xml") => atom.extend_from_slice(&hash.to_le_bytes()),
                 _ => html.extend_from_slice(&hash.to_le_bytes()),
             }
         }
         let hashes = TemplateHashes {
             html: content_hash(&html),
-            atom,
+            atom: content_hash(&atom),
             sitemap,
         };
         let last_sizes = templates
             .iter()
             .map(|(name, _)| (name.clone(), std::sync::atomic::AtomicUsize::new(0)))
             .collect();
+        let fragments = Arc::new(FragmentCache {
+            tera: std::sync::OnceLock::new(),
+            rendered: Default::default(),
+        });
         let mut tera = Tera::new();
         tera.autoescape_on(vec![".html", ".xml"]);
+        let function = Arc::clone(&fragments);
+        tera.register_function("render_cached", move |kwargs: Kwargs, _: &State| {
+            function.render_cached(kwargs)
+        });
         tera.add_raw_templates(templates)
             .map_err(|err| template_error("templates could not be loaded", &err))?;
+        let tera = Arc::new(tera);
+        // Set once, here; the cell was made empty just above.
+        let _ = fragments.tera.set(Arc::downgrade(&tera));
         Ok(Renderer {
             tera,
             hashes,
@@ -239,4 +326,93 @@ pub fn read_template_overrides(dir: &Path) -> Result<Vec<(String, String)>, Diag
         overrides.push((name, source));
     }
     Ok(overrides)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renderer(templates: &[(&str, &str)]) -> Renderer {
+        let overrides: Vec<(String, String)> = templates
+            .iter()
+            .map(|(name, source)| (name.to_string(), source.to_string()))
+            .collect();
+        Renderer::new(&overrides).expect("templates load")
+    }
+
+    fn render(renderer: &Renderer, template: &str, context: &Context) -> Result<String, String> {
+        renderer
+            .tera
+            .render(template, context)
+            .map_err(|err| format!("{err:?}"))
+    }
+
+    /// A list whose items are fragments keyed by `key`.
+    const LIST: &[(&str, &str)] = &[
+        ("item.html", "<i>{{ name }}</i>"),
+        (
+            "list.html",
+            "{% for p in people %}{{ render_cached(template=\"item.html\", key=p.key, name=p.name) }};{% endfor %}",
+        ),
+    ];
+
+    #[test]
+    fn render_cached_renders_a_key_once_and_does_not_escape_it_again() {
+        let cached = renderer(LIST);
+        let mut context = Context::new();
+        context.insert(
+            "people",
+            &serde_json::json!([
+                {"key": "a", "name": "Ann & <Bo>"},
+                {"key": "b", "name": "Cy"},
+                {"key": "a", "name": "not rendered: key a is made already"},
+            ]),
+        );
+        assert_eq!(
+            render(&cached, "list.html", &context).unwrap(),
+            "<i>Ann &amp; &lt;Bo&gt;</i>;<i>Cy</i>;<i>Ann &amp; &lt;Bo&gt;</i>;"
+        );
+        // The cache lasts as long as the renderer: another page gets the same fragment.
+        context.insert("people", &serde_json::json!([{"key": "a", "name": "Dee"}]));
+        assert_eq!(
+            render(&cached, "list.html", &context).unwrap(),
+            "<i>Ann &amp; &lt;Bo&gt;</i>;"
+        );
+        // A new renderer (a new build) renders again.
+        let fresh = renderer(LIST);
+        assert_eq!(
+            render(&fresh, "list.html", &context).unwrap(),
+            "<i>Dee</i>;"
+        );
+    }
+
+    #[test]
+    fn render_cached_keeps_templates_apart_and_reports_bad_calls() {
+        let renderer = renderer(&[
+            ("one.html", "1:{{ x }}"),
+            ("two.html", "2:{{ x }}"),
+            (
+                "page.html",
+                "{{ render_cached(template=\"one.html\", key=\"k\", x=7) }} {{ render_cached(template=\"two.html\", key=\"k\", x=8) }}",
+            ),
+            ("no_key.html", "{{ render_cached(template=\"one.html\", x=1) }}"),
+            (
+                "missing.html",
+                "{{ render_cached(template=\"nowhere.html\", key=\"k\") }}",
+            ),
+            (
+                "broken.html",
+                "{{ render_cached(template=\"uses_unknown.html\", key=\"k\") }}",
+            ),
+            ("uses_unknown.html", "{{ unknown.field }}"),
+        ]);
+        let context = Context::new();
+        assert_eq!(render(&renderer, "page.html", &context).unwrap(), "1:7 2:8");
+        let no_key = render(&renderer, "no_key.html", &context).unwrap_err();
+        assert!(no_key.contains("key"), "{no_key}");
+        let missing = render(&renderer, "missing.html", &context).unwrap_err();
+        assert!(missing.contains("nowhere.html"), "{missing}");
+        let broken = render(&renderer, "broken.html", &context).unwrap_err();
+        assert!(broken.contains("uses_unknown.html"), "{broken}");
+    }
 }

@@ -254,6 +254,44 @@ fn template_override_by_file_name() {
 }
 
 #[test]
+fn fragment_templates_rendered_once_can_be_overridden() {
+    let site = Site::seeds();
+    site.file(
+        "templates/macros/paper_item.html",
+        "<li class=\"mine\">{{ paper.year }}: {{ paper.title_html | safe }}</li>",
+    );
+    site.file(
+        "templates/macros/feed_entry.xml",
+        "<entry><id>{{ entry.id }}</id><title>{{ entry.title }} (mine)</title><updated>{{ entry.updated }}</updated></entry>",
+    );
+    site.build();
+    let megatron = "2026: Scalable Training of Mixture-of-Experts Models with Megatron Core";
+    // The one fragment of a paper at depth two is on every page that lists it there.
+    for page in [
+        "authors/zhongbo-zhu/index.html",
+        "authors/shunkang-zhang/index.html",
+        "years/2026/index.html",
+    ] {
+        let html = site.output(page);
+        assert!(
+            html.contains(&format!("<li class=\"mine\">{megatron}</li>")),
+            "{page}: {html}"
+        );
+        assert!(!html.contains("paper-item"), "{page}: {html}");
+    }
+    // The home page (another depth) uses the same template.
+    assert!(site.output("index.html").contains("<li class=\"mine\">"));
+    for feed in ["atom.xml", "authors/zhongbo-zhu/atom.xml"] {
+        let xml = site.output(feed);
+        assert!(
+            xml.contains("<title>Scalable Training of Mixture-of-Experts Models with Megatron Core (mine)</title>"),
+            "{feed}: {xml}"
+        );
+        assert!(!xml.contains("<summary"), "{feed}: {xml}");
+    }
+}
+
+#[test]
 fn config_bios_and_pages() {
     let site = Site::seeds();
     site.file(

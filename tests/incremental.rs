@@ -64,6 +64,15 @@ const PAPERS: [(u16, &str, &str, &str); 10] = [
     (2026, "Newest Preprint", "Fresh.", "q-fin.GN"),
 ];
 
+/// Templates a change may override: pages, a feed, and fragments rendered once per build.
+const TEMPLATES: &[&str] = &[
+    "paper.html",
+    "author.html",
+    "atom.xml",
+    "macros/paper_item.html",
+    "macros/feed_entry.xml",
+];
+
 #[derive(Debug, Clone)]
 enum Change {
     /// Write record file `file` for an author listing some papers (a bit mask).
@@ -74,7 +83,7 @@ enum Change {
     },
     /// Remove record file `file` (if it exists, and it is not the last one).
     RemoveRecords { file: u8 },
-    /// Replace a template with one of a few variants (0: the default).
+    /// Replace a template (of [`TEMPLATES`]) with one of a few variants (0: the default).
     Template { name: usize, variant: u8 },
     /// Replace the configuration with one of a few variants.
     Config { variant: u8 },
@@ -90,7 +99,7 @@ fn change() -> impl Strategy<Value = Change> {
     prop_oneof![
         4 => (0u8..5, 0..AUTHORS.len(), 1u16..1024).prop_map(|(file, author, papers)| Change::WriteRecords { file, author, papers }),
         1 => (0u8..5).prop_map(|file| Change::RemoveRecords { file }),
-        1 => (0usize..3, 0u8..3).prop_map(|(name, variant)| Change::Template { name, variant }),
+        1 => (0..TEMPLATES.len(), 0u8..3).prop_map(|(name, variant)| Change::Template { name, variant }),
         1 => (0u8..4).prop_map(|variant| Change::Config { variant }),
         1 => (0..AUTHORS.len(), 0u8..3).prop_map(|(author, variant)| Change::Bio { author, variant }),
         1 => (0u8..3).prop_map(|variant| Change::Static { variant }),
@@ -129,7 +138,7 @@ fn apply(site: &Site, change: &Change) {
             }
         }
         Change::Template { name, variant } => {
-            let name = ["paper.html", "author.html", "atom.xml"][*name];
+            let name = TEMPLATES[*name];
             let path = format!("templates/{name}");
             let default =
                 fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&path)).unwrap();
@@ -139,7 +148,10 @@ fn apply(site: &Site, change: &Change) {
                 }
                 v => {
                     let marker = format!("<!-- variant {v} -->");
-                    let text = if name.ends_with(".xml") {
+                    let text = if name.starts_with("macros/") {
+                        // A fragment: its marker shows wherever it is used.
+                        format!("{marker}{default}")
+                    } else if name.ends_with(".xml") {
                         default.replace("<generator", &format!("{marker}<generator"))
                     } else {
                         default.replace(
@@ -269,6 +281,28 @@ proptest! {
                 prop_assert_eq!(&a.diagnostics, &b.diagnostics, "after {:?}", change);
             }
             same_trees(&site.public(), &clean, change)?;
+        }
+    }
+}
+
+/// Each overridable template, fragments included, reaches every output that uses it in
+/// an incremental build: overriding it, then removing the override, gives what a clean
+/// build gives.
+#[test]
+fn each_template_change_reaches_every_output_that_uses_it() {
+    let site = starting_site();
+    assert_eq!(build(&site, &["build"]).0, 0);
+    for name in 0..TEMPLATES.len() {
+        for variant in [1, 0] {
+            let change = Change::Template { name, variant };
+            apply(&site, &change);
+            let (code, err) = build(&site, &["build"]);
+            assert_eq!(code, 0, "{err}");
+            let clean = site.root().join("clean");
+            let _ = fs::remove_dir_all(&clean);
+            let (code, err) = build(&site, &["build", "--force", "--output", "clean"]);
+            assert_eq!(code, 0, "{err}");
+            same_trees(&site.public(), &clean, &change).unwrap();
         }
     }
 }

@@ -24,7 +24,7 @@ use crate::graph::{AuthorId, PaperId};
 pub struct TemplateHashes {
     /// Every HTML template (pages include and extend each other).
     pub html: u64,
-    /// `atom.xml`.
+    /// Every XML template but the sitemap: `atom.xml` and its fragments.
     pub atom: u64,
     /// `sitemap.xml`.
     pub sitemap: u64,
