@@ -90,14 +90,28 @@ struct FragmentCache {
     rendered: std::sync::RwLock<HashMap<String, HashMap<String, tera::Value>>>,
 }
 
+thread_local! {
+    /// How many `render_cached` fragments this thread is rendering, one inside another.
+    static FRAGMENT_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The error of a fragment that failed inside another, handed out to the enclosing
+    /// fragments as it is: Tera would wrap it once per level.
+    static FRAGMENT_ERROR: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
 impl FragmentCache {
     const TEMPLATE: &'static str = "template";
     const KEY: &'static str = "key";
+    /// Fragments may render fragments, this many deep: a fragment that renders itself
+    /// is an error rather than a stack overflow.
+    const MAX_DEPTH: usize = 16;
 
     fn render_cached(&self, kwargs: Kwargs) -> tera::TeraResult<tera::Value> {
         let template: &str = kwargs.must_get(Self::TEMPLATE)?;
         let key: &str = kwargs.must_get(Self::KEY)?;
-        let found = read_lock(&self.rendered)
+        let found = self
+            .rendered
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(template)
             .and_then(|by_key| by_key.get(key))
             .cloned();
@@ -116,9 +130,37 @@ impl FragmentCache {
                 Some(name) => context.insert_value(name.to_owned(), value.clone()),
             }
         }
-        let html = tera.render(template, &context).map_err(|err| {
-            tera::Error::chain(format!("render_cached of {template} for key {key:?}"), err)
-        })?;
+        let depth = FRAGMENT_DEPTH.get();
+        // The innermost failing fragment's error, passed out through the enclosing ones.
+        let fail = |message: String| {
+            if depth > 0 {
+                FRAGMENT_ERROR.set(Some(message.clone()));
+            }
+            Err(tera::Error::message(message))
+        };
+        if depth == 0 {
+            FRAGMENT_ERROR.take();
+        }
+        if depth >= Self::MAX_DEPTH {
+            return fail(format!(
+                "render_cached of {template} for key {key:?}: fragments nested more than {} deep (does a fragment render itself?)",
+                Self::MAX_DEPTH
+            ));
+        }
+        FRAGMENT_DEPTH.set(depth + 1);
+        let rendered = tera.render(template, &context);
+        FRAGMENT_DEPTH.set(depth);
+        let html = match rendered {
+            Ok(html) => html,
+            Err(err) => {
+                return fail(FRAGMENT_ERROR.take().unwrap_or_else(|| {
+                    format!(
+                        "render_cached of {template} for key {key:?}: {}",
+                        describe(&err)
+                    )
+                }))
+            }
+        };
         // Rendered by two threads at once, a fragment comes out the same: keep the first.
         let value = tera::Value::safe_string(&html);
         let mut rendered = self
@@ -132,11 +174,6 @@ impl FragmentCache {
             .or_insert(value)
             .clone())
     }
-}
-
-fn read_lock<T>(lock: &std::sync::RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A Tera instance loaded with the theme.
@@ -279,6 +316,11 @@ impl Renderer {
 }
 
 fn template_error(what: &str, err: &tera::Error) -> Diagnostic {
+    Diagnostic::error(format!("{what}: {}", describe(err)), None)
+}
+
+/// `err` and the errors that caused it, one per line.
+fn describe(err: &tera::Error) -> String {
     let mut detail = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(cause) = source {
@@ -286,7 +328,7 @@ fn template_error(what: &str, err: &tera::Error) -> Diagnostic {
         detail.push_str(&cause.to_string());
         source = cause.source();
     }
-    Diagnostic::error(format!("{what}: {detail}"), None)
+    detail
 }
 
 /// Reads a site's template overrides: every file under `dir`, named by its path
@@ -405,6 +447,18 @@ mod tests {
                 "{{ render_cached(template=\"uses_unknown.html\", key=\"k\") }}",
             ),
             ("uses_unknown.html", "{{ unknown.field }}"),
+            (
+                "outer.html",
+                "[{{ render_cached(template=\"uses_unknown.html\", key=\"inner\") }}]",
+            ),
+            (
+                "nested.html",
+                "{{ render_cached(template=\"outer.html\", key=\"outer\") }}",
+            ),
+            (
+                "itself.html",
+                "<{{ render_cached(template=\"itself.html\", key=\"k\") }}>",
+            ),
         ]);
         let context = Context::new();
         assert_eq!(render(&renderer, "page.html", &context).unwrap(), "1:7 2:8");
@@ -414,5 +468,18 @@ mod tests {
         assert!(missing.contains("nowhere.html"), "{missing}");
         let broken = render(&renderer, "broken.html", &context).unwrap_err();
         assert!(broken.contains("uses_unknown.html"), "{broken}");
+        assert!(broken.contains("`unknown`"), "the cause is kept: {broken}");
+        // A fragment failing inside another is reported once, where it failed.
+        let nested = render(&renderer, "nested.html", &context).unwrap_err();
+        assert!(
+            nested.contains("uses_unknown.html for key \\\"inner\\\""),
+            "{nested}"
+        );
+        assert!(nested.contains("`unknown`"), "{nested}");
+        assert_eq!(nested.matches("render_cached of").count(), 1, "{nested}");
+        // A fragment that renders itself is an error, not a stack overflow.
+        let itself = render(&renderer, "itself.html", &context).unwrap_err();
+        assert!(itself.contains("nested more than 16 deep"), "{itself}");
+        assert_eq!(itself.matches("render_cached of").count(), 1, "{itself}");
     }
 }

@@ -289,6 +289,20 @@ fn fragment_templates_rendered_once_can_be_overridden() {
         );
         assert!(!xml.contains("<summary"), "{feed}: {xml}");
     }
+    // A fragment that renders itself fails the build with a diagnostic, not a crash.
+    let before = site.output_tree();
+    site.file(
+        "templates/macros/paper_item.html",
+        "<li>{{ render_cached(template=\"macros/paper_item.html\", key=paper.href, paper=paper) }}</li>",
+    );
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("fragments nested more than 16 deep"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(site.output_tree(), before, "failed build wrote nothing");
 }
 
 #[test]
