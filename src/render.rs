@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, Weak};
 
 use indicatif::{ParallelProgressIterator, ProgressBar};
 use rayon::prelude::*;
@@ -85,9 +85,9 @@ pub fn default_theme_hash() -> u64 {
 /// The cache lives as long as its [`Renderer`], which is made for one build.
 struct FragmentCache {
     /// The Tera instance that holds this function (weak: it owns the function).
-    tera: std::sync::OnceLock<std::sync::Weak<Tera>>,
+    tera: OnceLock<Weak<Tera>>,
     /// Rendered fragments by template, then key.
-    rendered: std::sync::RwLock<HashMap<String, HashMap<String, tera::Value>>>,
+    rendered: RwLock<HashMap<String, HashMap<String, tera::Value>>>,
 }
 
 thread_local! {
@@ -111,7 +111,7 @@ impl FragmentCache {
         let found = self
             .rendered
             .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner)
             .get(template)
             .and_then(|by_key| by_key.get(key))
             .cloned();
@@ -121,7 +121,7 @@ impl FragmentCache {
         let tera = self
             .tera
             .get()
-            .and_then(std::sync::Weak::upgrade)
+            .and_then(Weak::upgrade)
             .ok_or_else(|| tera::Error::message("render_cached: the templates are gone"))?;
         let mut context = Context::new();
         for (name, value) in kwargs.iter() {
@@ -166,7 +166,7 @@ impl FragmentCache {
         let mut rendered = self
             .rendered
             .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+            .unwrap_or_else(PoisonError::into_inner);
         Ok(rendered
             .entry(template.to_owned())
             .or_default()
@@ -182,7 +182,7 @@ pub struct Renderer {
     hashes: TemplateHashes,
     /// By template name, the size of its last output: the next one's buffer starts that
     /// large, so a big page is not copied again and again as it grows.
-    last_sizes: std::collections::HashMap<String, std::sync::atomic::AtomicUsize>,
+    last_sizes: HashMap<String, std::sync::atomic::AtomicUsize>,
 }
 
 impl Renderer {
@@ -220,7 +220,7 @@ impl Renderer {
             .map(|(name, _)| (name.clone(), std::sync::atomic::AtomicUsize::new(0)))
             .collect();
         let fragments = Arc::new(FragmentCache {
-            tera: std::sync::OnceLock::new(),
+            tera: OnceLock::new(),
             rendered: Default::default(),
         });
         let mut tera = Tera::new();
