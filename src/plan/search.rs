@@ -95,24 +95,28 @@ fn push_searchable(text: &mut String, field: &str) {
     }
 }
 
-/// The words of a lowercase text: runs of letters and digits of two characters or more.
-fn words_of(text: &str) -> Box<dyn Iterator<Item = &str> + '_> {
+/// The words of a lowercase text, in order, each handed to `word`: runs of letters and
+/// digits of two characters or more.
+fn words_of<'t>(text: &'t str, mut word: impl FnMut(&'t str)) {
     if text.is_ascii() {
-        // The same words, found without decoding characters.
-        return Box::new(
-            text.as_bytes()
-                .split(|b| !b.is_ascii_alphanumeric())
-                .filter(|w| w.len() >= 2)
-                .map(|w| {
-                    let start = w.as_ptr() as usize - text.as_ptr() as usize;
-                    &text[start..start + w.len()]
-                }),
-        );
+        // The same words, found byte by byte without decoding characters.
+        let bytes = text.as_bytes();
+        let mut end = 0;
+        while end < bytes.len() {
+            let start = end;
+            while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
+                end += 1;
+            }
+            if end - start >= 2 {
+                word(&text[start..end]);
+            }
+            end += 1;
+        }
+        return;
     }
-    Box::new(
-        text.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.len() >= 2 && (w.is_ascii() || w.chars().nth(1).is_some())),
-    )
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 2 && (w.is_ascii() || w.chars().nth(1).is_some()))
+        .for_each(word);
 }
 
 /// Whether `path` (from the output folder) is one the search index may write:
@@ -345,15 +349,15 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
         let start = text.len();
         push_searchable(&mut text, field);
         let base = text.as_ptr() as usize;
-        spans.extend(words_of(&text[start..]).map(|word| {
+        words_of(&text[start..], |word| {
             let offset = word.as_ptr() as usize - base;
-            TermSpan {
+            spans.push(TermSpan {
                 hash: xxhash_rust::xxh3::xxh3_64(word.as_bytes()),
                 start: offset as u32,
                 end: (offset + word.len()) as u32,
                 weight,
-            }
-        }));
+            });
+        });
     }
     keep_distinct(&text, &mut spans);
     DocTerms {
@@ -584,10 +588,17 @@ mod tests {
 
     #[test]
     fn ascii_and_unicode_words_split_alike() {
-        let ascii: Vec<&str> = words_of("a bc-def x9 42 _gh").collect();
-        assert_eq!(ascii, ["bc", "def", "x9", "42", "gh"]);
-        let unicode: Vec<&str> = words_of("a bc-déf ł x9").collect();
-        assert_eq!(unicode, ["bc", "déf", "x9"]);
+        let words = |text| {
+            let mut found = Vec::new();
+            words_of(text, |word| found.push(word));
+            found
+        };
+        assert_eq!(words("a bc-def x9 42 _gh"), ["bc", "def", "x9", "42", "gh"]);
+        assert_eq!(words("a bc-déf ł x9"), ["bc", "déf", "x9"]);
+        // Separators at either end, in runs, and one-character words between them.
+        assert_eq!(words("--ab  c,,de9--"), ["ab", "de9"]);
+        assert_eq!(words(""), Vec::<&str>::new());
+        assert_eq!(words("xy"), ["xy"]);
     }
 
     #[test]
