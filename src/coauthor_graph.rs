@@ -776,31 +776,18 @@ impl std::fmt::Display for Num {
         } else {
             0
         };
-        // Written right to left into a buffer, then handed over in one piece: numbers
-        // are most of an SVG's text.
-        let mut buf = [0u8; 24];
-        let mut at = buf.len();
         let abs = tenths.unsigned_abs();
-        if abs % 10 != 0 {
-            at -= 2;
-            buf[at] = b'.';
-            buf[at + 1] = b'0' + (abs % 10) as u8;
+        if tenths < 0 {
+            f.write_str("-")?;
         }
-        let mut whole = abs / 10;
-        loop {
-            at -= 1;
-            buf[at] = b'0' + (whole % 10) as u8;
-            whole /= 10;
-            if whole == 0 {
-                break;
+        f.write_str(itoa::Buffer::new().format(abs / 10))?;
+        match abs % 10 {
+            0 => Ok(()),
+            tenth => {
+                f.write_str(".")?;
+                f.write_str(itoa::Buffer::new().format(tenth))
             }
         }
-        if tenths < 0 {
-            at -= 1;
-            buf[at] = b'-';
-        }
-        // Digits, a point and a sign are ASCII.
-        f.write_str(std::str::from_utf8(&buf[at..]).unwrap_or("0"))
     }
 }
 

@@ -518,18 +518,8 @@ fn shard_size(entries: &[TermEntry]) -> usize {
 }
 
 /// Appends `n` in decimal (a million postings go through here: no formatting machinery).
-fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[start..]);
+fn push_decimal(out: &mut Vec<u8>, n: u32) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// A shard as JSON, `{"term":[doc,weight,…],…}`, terms in the order given (sorted).
