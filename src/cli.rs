@@ -8,12 +8,12 @@ use clap::{Args, Parser, Subcommand};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use crate::build::BuildMemo;
+use crate::build::{build, build_with, BuildOptions};
 use crate::live::{
     describe_changes, describe_outcome, notify_browsers, start_preview, watch, ServeSettings,
     WatchSettings,
 };
-use crate::memo::BuildMemo;
-use crate::site::{build, build_with, BuildOptions};
 
 /// Exit code: success (warnings allowed).
 pub const EXIT_OK: u8 = 0;
@@ -290,7 +290,7 @@ fn run_check(args: CheckArgs) -> u8 {
         Ok(report) => {
             print_diagnostics(&report.diagnostics, false);
             eprintln!("{}", report.summary("Checked"));
-            let failing = crate::site::has_errors(&report.diagnostics)
+            let failing = crate::diagnostics::has_errors(&report.diagnostics)
                 || (args.strict && !report.diagnostics.is_empty());
             if failing {
                 EXIT_FAILED

@@ -190,6 +190,11 @@ pub fn count(diagnostics: &[Diagnostic]) -> (usize, usize) {
     (diagnostics.len() - errors, errors)
 }
 
+/// Exit status of a build or check.
+pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.severity == Severity::Error)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,9 +18,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Location};
-use crate::memo::{self, Reuse};
+use crate::hash;
 use crate::normalize::{name_key, stable_hash, text_key, text_key_hash};
 use crate::records::RecordFile;
+use crate::reuse::Reuse;
 use crate::slug::slugify;
 
 /// Index of an author in [`SiteGraph::authors`].
@@ -210,7 +211,7 @@ fn group_records<'r>(
 }
 
 /// Work [`link_with`] can reuse from the previous build in the same process (see
-/// [`crate::memo`]): normalized title keys and slugs, by title.
+/// [`crate::reuse`]): normalized title keys and slugs, by title.
 #[derive(Default)]
 pub struct LinkMemo {
     title_hashes: Reuse<u64>,
@@ -290,7 +291,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
             file.records
                 .iter()
                 .map(|r| {
-                    let key = || memo::key("title hash", &r.title);
+                    let key = || hash::key("title hash", &r.title);
                     *memo.title_hashes.get_or(key, || text_key_hash(&r.title))
                 })
                 .collect()
@@ -331,7 +332,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
             .map(|g| {
                 let first = &g.copies[0];
                 let record = &files[first.file].records[first.record];
-                let key = || memo::key("paper slug", &record.title);
+                let key = || hash::key("paper slug", &record.title);
                 let slug = memo.slugs.get_or(key, || slugify(&record.title, "paper"));
                 format!("{slug}-{}", record.year)
             })
@@ -516,7 +517,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
     let title_keys: Vec<Arc<String>> = papers
         .par_iter()
         .map(|p| {
-            let key = || memo::key("title key", &p.title);
+            let key = || hash::key("title key", &p.title);
             memo.title_keys.get_or(key, || text_key(&p.title))
         })
         .collect();

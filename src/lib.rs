@@ -1,20 +1,23 @@
 //! profilegen: a static-site generator for scholarly profiles.
 //!
-//! The pipeline, one module per stage, each handing the next a plain data structure:
+//! The modules follow the data, each stage handing the next plain data and never
+//! reaching back (`tests/module_graph.rs` holds the layers and checks them):
 //!
-//! 1. [`records`] parses author record files into [`records::RecordFile`]s;
-//! 2. [`graph`] links them into one [`graph::SiteGraph`] of authors and papers;
-//! 3. [`plan`] decides every page, its URL and its (small) template context;
-//! 4. [`render`] renders the planned outputs with Tera, in parallel;
-//! 5. [`output`] writes the files, atomically and only where bytes changed.
-//!
-//! [`site`] runs the pipeline for `build` and `check`; [`config`] and [`content`] read
-//! the site configuration, author bios and extra pages; [`cache`] lets a build render
-//! only what changed, and [`memo`] lets a long-running process reuse its last build's
-//! work. [`watch`], [`serve`] and [`live`] make up `serve` and
-//! `build --watch`; [`cli`] parses the command line and calls in.
+//! 1. shared leaves: [`hash`], [`reuse`], [`diagnostics`], [`normalize`], [`slug`],
+//!    [`taxonomy`], [`tex`] (TeX to HTML/MathML and plain text, and HTML escaping),
+//!    [`cite`] (BibTeX, RIS, CSL-JSON) and [`coauthor_graph`] (the co-author SVG);
+//! 2. reading sources: [`sources`] reads a site root with [`config`], [`records`] and
+//!    [`content`];
+//! 3. link: [`graph`] links record files into one [`graph::SiteGraph`];
+//! 4. plan: [`plan`] decides every output, its URL and its (small) context;
+//! 5. render: [`render`] renders the planned outputs with Tera, in parallel;
+//! 6. output: [`output`] writes the files, atomically and only where bytes changed;
+//! 7. build: [`build`] runs the stages for `build` and `check`, decides with the build
+//!    cache what must be rendered again, and carries work from one build to the next;
+//! 8. [`watch`], [`serve`] and [`live`] make up `serve` and `build --watch`;
+//! 9. [`cli`] parses the command line, with [`init`] for `profilegen init`.
 
-pub mod cache;
+pub mod build;
 pub mod cite;
 pub mod cli;
 pub mod coauthor_graph;
@@ -22,17 +25,18 @@ pub mod config;
 pub mod content;
 pub mod diagnostics;
 pub mod graph;
+pub mod hash;
 pub mod init;
 pub mod live;
-pub mod memo;
 pub mod normalize;
 pub mod output;
 pub mod plan;
 pub mod records;
 pub mod render;
+pub mod reuse;
 pub mod serve;
-pub mod site;
 pub mod slug;
+pub mod sources;
 pub mod taxonomy;
 pub mod tex;
 pub mod watch;

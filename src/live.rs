@@ -1,7 +1,7 @@
 //! The long-running modes: `build --watch` and `serve`.
 //!
 //! Both watch the site's sources ([`crate::watch`]), rebuild incrementally on each batch
-//! of changes ([`crate::site::build`] with its cache), and log one line per
+//! of changes ([`crate::build::build`] with its cache), and log one line per
 //! regeneration. `serve` also serves the output ([`crate::serve`]) and tells open
 //! browser tabs to reload, or shows a build error over the page while it keeps serving
 //! the last good site.
@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::cache::CACHE_DIR;
-use crate::memo::BuildMemo;
+use crate::build::cache::CACHE_DIR;
+use crate::build::BuildMemo;
+use crate::build::{build_with, BuildFailure, BuildOptions, BuildReport};
 use crate::serve::{start_server, LiveReload, ReloadMessage, ServeOptions, ServerHandle};
-use crate::site::{build_with, BuildFailure, BuildOptions, BuildReport};
 use crate::watch::{Change, ChangeKind, SiteWatcher, WatchOptions};
 
 /// How a watch loop watches.

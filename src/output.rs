@@ -18,11 +18,10 @@ use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
-
-use crate::cache::FileState;
-use crate::plan::PlannedFile;
+use serde::{Deserialize, Serialize};
 
 /// The list of files the last build wrote, one relative path a line.
 pub const MANIFEST: &str = ".profilegen-manifest";
@@ -165,7 +164,7 @@ impl OutputWriter {
         fs::create_dir(&staging).map_err(io_err("create", &staging))?;
         let staged_since_ns = fs::metadata(&staging)
             .ok()
-            .and_then(|meta| crate::cache::modified_ns(&meta));
+            .and_then(|meta| modified_ns(&meta));
         Ok(OutputWriter {
             root,
             staging,
@@ -178,13 +177,13 @@ impl OutputWriter {
     }
 
     /// Stages one file. Returns whether its bytes differ from the file in place.
-    pub fn stage(&self, file: &PlannedFile) -> Result<bool, OutputError> {
-        if !is_safe_relative_path(&file.path)
-            || file.path == MANIFEST
-            || file.path.split('/').next() == Some(STAGING_DIR)
+    pub fn stage(&self, path: &str, bytes: &[u8]) -> Result<bool, OutputError> {
+        if !is_safe_relative_path(path)
+            || path == MANIFEST
+            || path.split('/').next() == Some(STAGING_DIR)
         {
             return Err(OutputError {
-                path: PathBuf::from(&file.path),
+                path: PathBuf::from(path),
                 action: "write (unsafe output path)",
                 source: io::Error::new(
                     io::ErrorKind::InvalidInput,
@@ -192,25 +191,25 @@ impl OutputWriter {
                 ),
             });
         }
-        let first = file.path.split('/').next().unwrap_or_default();
-        let target = self.root.join(&file.path);
+        let first = path.split('/').next().unwrap_or_default();
+        let target = self.root.join(path);
         let may_exist = self.existing.contains(std::ffi::OsStr::new(first));
         if let Some(existing) = may_exist
             .then(|| fs::symlink_metadata(&target).ok())
             .flatten()
         {
-            if existing.is_file() && existing.len() == file.bytes.len() as u64 {
+            if existing.is_file() && existing.len() == bytes.len() as u64 {
                 if let Ok(old) = fs::read(&target) {
-                    if old == file.bytes {
+                    if old == bytes {
                         let state = FileState::from_metadata(&existing);
-                        lock(&self.files).push((file.path.clone(), Seen::State(state)));
+                        lock(&self.files).push((path.to_string(), Seen::State(state)));
                         return Ok(false);
                     }
                 }
             }
         }
-        let staged = self.staging.join(&file.path);
-        if let Some((dir, _)) = file.path.rsplit_once('/') {
+        let staged = self.staging.join(path);
+        if let Some((dir, _)) = path.rsplit_once('/') {
             if !lock(&self.made_dirs).contains(dir) {
                 let path = self.staging.join(dir);
                 fs::create_dir_all(&path).map_err(io_err("create", &path))?;
@@ -219,14 +218,14 @@ impl OutputWriter {
         }
         // Within a known span of time, a written file's own time need not be read.
         let read_time = self.staged_since_ns.is_none();
-        let state = write_new_file(&staged, &file.bytes, read_time)?;
+        let state = write_new_file(&staged, bytes, read_time)?;
         self.written.fetch_add(1, Ordering::Relaxed);
         let seen = if read_time {
             Seen::State(state)
         } else {
-            Seen::Written(file.bytes.len() as u64)
+            Seen::Written(bytes.len() as u64)
         };
-        lock(&self.files).push((file.path.clone(), seen));
+        lock(&self.files).push((path.to_string(), seen));
         Ok(true)
     }
 
@@ -253,7 +252,7 @@ impl OutputWriter {
             let time = fs::File::create(&probe)
                 .and_then(|file| file.metadata())
                 .ok()
-                .and_then(|meta| crate::cache::modified_ns(&meta));
+                .and_then(|meta| modified_ns(&meta));
             let _ = fs::remove_file(&probe);
             time
         });
@@ -423,16 +422,72 @@ fn move_into_place(root: &Path, from: &Path, to: &Path) -> Result<(), OutputErro
     })
 }
 
+/// Size and modification time (nanoseconds since the epoch) of a file, or for a file
+/// profilegen wrote without reading its time back, the span of time it was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch: the earliest it can be.
+    pub modified_ns: u128,
+    /// The latest modification time the file can have and still be as it was left: the
+    /// same as `modified_ns` when the time was read from the file, the end of the
+    /// writing otherwise. A file changed afterwards has a later time.
+    pub modified_until_ns: u128,
+}
+
+impl FileState {
+    /// The state of the file at `path`, if it is a regular file.
+    pub fn of(path: &Path) -> Option<FileState> {
+        FileState::from_metadata(&fs::symlink_metadata(path).ok()?)
+    }
+
+    /// The state `meta` describes, if it is that of a regular file.
+    pub fn from_metadata(meta: &fs::Metadata) -> Option<FileState> {
+        if !meta.is_file() {
+            return None;
+        }
+        let modified_ns = modified_ns(meta)?;
+        Some(FileState {
+            size: meta.len(),
+            modified_ns,
+            modified_until_ns: modified_ns,
+        })
+    }
+
+    /// Whether a file found in state `actual` (read from the file) is still as this
+    /// state describes it: the same size, modified within this state's span.
+    pub fn admits(&self, actual: &FileState) -> bool {
+        actual.size == self.size
+            && self.modified_ns <= actual.modified_ns
+            && actual.modified_ns <= self.modified_until_ns
+    }
+}
+
+/// The modification time `meta` gives, in nanoseconds since the Unix epoch.
+pub fn modified_ns(meta: &fs::Metadata) -> Option<u128> {
+    Some(
+        meta.modified()
+            .ok()?
+            .duration_since(UNIX_EPOCH)
+            .ok()?
+            .as_nanos(),
+    )
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Writes `files` into `out_dir` (created if missing): stages them all, then commits.
-pub fn write_output(out_dir: &Path, files: &[PlannedFile]) -> Result<WriteStats, OutputError> {
+pub fn write_output(
+    out_dir: &Path,
+    files: &[(String, Vec<u8>)],
+) -> Result<WriteStats, OutputError> {
     let writer = OutputWriter::open(out_dir)?;
     let staged = files
         .par_iter()
-        .try_for_each(|file| writer.stage(file).map(|_| ()));
+        .try_for_each(|(path, bytes)| writer.stage(path, bytes).map(|_| ()));
     match staged {
         Ok(()) => writer.commit().map(|committed| committed.stats),
         Err(err) => {
@@ -471,11 +526,8 @@ pub fn write_parts_atomically(target: &Path, parts: &[&[u8]]) -> Result<(), Outp
 mod tests {
     use super::*;
 
-    fn file(path: &str, text: &str) -> PlannedFile {
-        PlannedFile {
-            path: path.into(),
-            bytes: text.as_bytes().to_vec(),
-        }
+    fn file(path: &str, text: &str) -> (String, Vec<u8>) {
+        (path.into(), text.as_bytes().to_vec())
     }
 
     #[test]
@@ -564,7 +616,7 @@ mod tests {
             file("c/index.html", "C"),
             file("top.txt", "T2"),
         ] {
-            writer.stage(&f).unwrap();
+            writer.stage(&f.0, &f.1).unwrap();
         }
         let committed = writer.commit().unwrap();
         assert_eq!(committed.stats.written, 4);

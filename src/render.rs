@@ -6,7 +6,6 @@
 //! reach a page escaped.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock, Weak};
 
@@ -15,7 +14,17 @@ use rayon::prelude::*;
 use tera::{Context, Kwargs, State, Tera};
 
 use crate::diagnostics::Diagnostic;
-use crate::plan::{content_hash, Output, PlannedFile, PlannedOutput, SitePlan, TemplateHashes};
+use crate::hash::content_hash;
+use crate::plan::{Output, PlannedOutput, SitePlan, TemplateHashes};
+
+/// A finished output file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFile {
+    /// Output path relative to the output folder.
+    pub path: String,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
 
 /// The default theme's templates, embedded at compile time: `(file name, source)`.
 pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
@@ -251,10 +260,10 @@ impl Renderer {
         &self,
         plan: &SitePlan,
         planned: &PlannedOutput,
-    ) -> Result<PlannedFile, Diagnostic> {
+    ) -> Result<RenderedFile, Diagnostic> {
         let context = match plan.output(planned) {
             Output::Bytes(bytes) => {
-                return Ok(PlannedFile {
+                return Ok(RenderedFile {
                     path: planned.path.clone(),
                     bytes,
                 })
@@ -286,7 +295,7 @@ impl Renderer {
         if let Some(size) = last_size {
             size.store(bytes.len(), Ordering::Relaxed);
         }
-        Ok(PlannedFile {
+        Ok(RenderedFile {
             path: planned.path.clone(),
             bytes,
         })
@@ -301,7 +310,7 @@ impl Renderer {
         plan: &SitePlan,
         progress: &ProgressBar,
         wanted: impl Fn(usize) -> bool + Sync,
-        sink: impl Fn(PlannedFile) -> Result<(), Diagnostic> + Sync,
+        sink: impl Fn(RenderedFile) -> Result<(), Diagnostic> + Sync,
     ) -> Result<(), Diagnostic> {
         let result = plan
             .outputs
@@ -329,45 +338,6 @@ fn describe(err: &tera::Error) -> String {
         source = cause.source();
     }
     detail
-}
-
-/// Reads a site's template overrides: every file under `dir`, named by its path
-/// relative to `dir` with `/` separators. A missing folder means no overrides.
-pub fn read_template_overrides(dir: &Path) -> Result<Vec<(String, String)>, Diagnostic> {
-    let mut overrides = Vec::new();
-    if !dir.is_dir() {
-        return Ok(overrides);
-    }
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|err| {
-            Diagnostic::error(
-                format!("cannot read templates folder {}: {err}", dir.display()),
-                None,
-            )
-        })?;
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let name = entry
-            .path()
-            .strip_prefix(dir)
-            .unwrap_or(entry.path())
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
-            continue;
-        }
-        let source = std::fs::read_to_string(entry.path()).map_err(|err| {
-            Diagnostic::error(
-                format!("cannot read template {}: {err}", entry.path().display()),
-                None,
-            )
-        })?;
-        overrides.push((name, source));
-    }
-    Ok(overrides)
 }
 
 #[cfg(test)]

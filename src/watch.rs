@@ -51,7 +51,7 @@ use notify_debouncer_full::{
 };
 
 use crate::config::CONFIG_FILE;
-use crate::site::{AUTHORS_DIR, PAGES_DIR, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
+use crate::sources::{AUTHORS_DIR, PAGES_DIR, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 
 /// Default for [`WatchOptions::debounce`].
 pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(150);

@@ -12,8 +12,8 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use common::{record_file, tree, Site};
-use profilegen::memo::BuildMemo;
-use profilegen::site::{build_with, BuildOptions};
+use profilegen::build::BuildMemo;
+use profilegen::build::{build_with, BuildOptions};
 use proptest::prelude::*;
 
 const AUTHORS: [&str; 6] = [
@@ -275,7 +275,7 @@ proptest! {
                 force: true,
                 ..BuildOptions::new(site.root())
             };
-            let reference_result = profilegen::site::build(&clean_options);
+            let reference_result = profilegen::build::build(&clean_options);
             prop_assert_eq!(reused.is_ok(), reference_result.is_ok(), "after {:?}", change);
             if let (Ok(a), Ok(b)) = (&reused, &reference_result) {
                 prop_assert_eq!(&a.diagnostics, &b.diagnostics, "after {:?}", change);

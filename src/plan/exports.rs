@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{CitationFormat, Planner};
 use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
 use crate::graph::{AuthorId, PaperId};
-use crate::memo;
+use crate::hash;
 
 impl Planner<'_> {
     /// `/data/authors.json`: `[{id, name, url, papers: [paper ids]}]`.
@@ -37,7 +37,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(|| memo::key("authors.json", item), || array_item_json(item))
+                .get_or(|| hash::key("authors.json", item), || array_item_json(item))
         })
     }
 
@@ -79,7 +79,7 @@ impl Planner<'_> {
         json_array_bytes(&list, |item| {
             self.memo
                 .data_items
-                .get_or(|| memo::key("papers.json", item), || array_item_json(item))
+                .get_or(|| hash::key("papers.json", item), || array_item_json(item))
         })
     }
 
@@ -115,7 +115,7 @@ impl Planner<'_> {
                 ..self.citation_input(id)
             };
             self.memo.citations.get_or(
-                || memo::key("brief citation", &input),
+                || hash::key("brief citation", &input),
                 || BriefCitation {
                     bibtex: bibtex_entry(&input),
                     ris: ris_entry(&input),

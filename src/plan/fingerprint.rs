@@ -322,8 +322,3 @@ impl SitePlan<'_> {
             .collect()
     }
 }
-
-/// A stable hash of some bytes, for file contents.
-pub fn content_hash(bytes: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(bytes)
-}

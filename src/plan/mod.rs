@@ -15,8 +15,9 @@ use crate::config::{AuthorDetails, SiteConfig};
 use crate::content::{is_orcid, is_safe_url, is_web_url, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
-use crate::memo::{self, Reuse};
+use crate::hash;
 use crate::normalize::name_key;
+use crate::reuse::Reuse;
 use crate::slug::subject_segment;
 use crate::taxonomy::{category_group, category_name};
 use crate::tex::render_tex;
@@ -28,7 +29,7 @@ mod metadata;
 mod search;
 
 pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext, FEED_ENTRIES};
-pub use fingerprint::{content_hash, TemplateHashes};
+pub use fingerprint::TemplateHashes;
 pub use metadata::{FeedLink, MetaTag, PageMeta};
 pub use search::is_search_index_path;
 
@@ -239,15 +240,6 @@ pub enum PageKind {
     NotFound,
     /// The search page.
     Search,
-}
-
-/// A finished output file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedFile {
-    /// Output path relative to the output folder.
-    pub path: String,
-    /// Contents.
-    pub bytes: Vec<u8>,
 }
 
 /// What every page's template receives.
@@ -756,7 +748,7 @@ pub struct PlanInput<'a> {
 }
 
 /// Work a plan can reuse from the previous build in the same process (see
-/// [`crate::memo`]): TeX conversions of titles and abstracts, and search terms.
+/// [`crate::reuse`]): TeX conversions of titles and abstracts, and search terms.
 #[derive(Default)]
 pub struct PlanMemo {
     texts: Reuse<PaperText>,
@@ -889,7 +881,7 @@ fn convert_texts(
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_deref();
-            let key = || memo::key("tex", &(&paper.title, abstract_text));
+            let key = || hash::key("tex", &(&paper.title, abstract_text));
             let text = memo.get_or(key, || convert_text(&paper.title, abstract_text));
             let at = &paper.occurrences[0];
             let record_line = format!("{}{}", paper.source, paper.year);

@@ -15,7 +15,6 @@
 //! spelling finds it. Weights rank name and title matches first.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -23,7 +22,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::{subject_name, Planner};
-use crate::memo::PassThroughHasher;
+use crate::hash::ByHash;
 
 /// Documents per `docs-<n>.json` file.
 pub const DOCS_PER_CHUNK: usize = 500;
@@ -186,7 +185,7 @@ impl Planner<'_> {
         let memo = &self.memo.search_terms;
         let terms_of = |fields: &[(&str, u32)]| {
             memo.get_or(
-                || crate::memo::key("search terms", &fields),
+                || crate::hash::key("search terms", &fields),
                 || weighted(fields),
             )
         };
@@ -372,7 +371,7 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
 fn keep_distinct(text: &str, spans: &mut Vec<TermSpan>) {
     let term = |span: &TermSpan| &text[span.start as usize..span.end as usize];
     // Where each hash was first seen among the kept spans.
-    let mut first: HashMap<u64, usize, BuildHasherDefault<PassThroughHasher>> =
+    let mut first: ByHash<usize> =
         HashMap::with_capacity_and_hasher(spans.len(), Default::default());
     let mut kept: Vec<TermSpan> = Vec::with_capacity(spans.len());
     for span in spans.drain(..) {
@@ -402,7 +401,7 @@ fn keep_distinct(text: &str, spans: &mut Vec<TermSpan>) {
 #[derive(Default)]
 pub struct TermNumbers {
     /// By term hash, the numbers of the terms with that hash (almost always one).
-    by_hash: HashMap<u64, Vec<u32>, BuildHasherDefault<PassThroughHasher>>,
+    by_hash: ByHash<Vec<u32>>,
     /// Each term, by number.
     terms: Vec<Box<str>>,
 }

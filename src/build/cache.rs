@@ -17,14 +17,13 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
-use crate::output::write_parts_atomically;
-use crate::plan::content_hash;
+use crate::hash::content_hash;
+use crate::output::{write_parts_atomically, FileState};
 
 /// The cache folder, at the site root.
 pub const CACHE_DIR: &str = ".profilegen";
@@ -66,59 +65,6 @@ pub struct OutputState {
     pub fingerprint: u64,
     /// The file's size and modification time after the build.
     pub file: FileState,
-}
-
-/// Size and modification time (nanoseconds since the epoch) of a file, or for a file
-/// profilegen wrote without reading its time back, the span of time it was written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileState {
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since the Unix epoch: the earliest it can be.
-    pub modified_ns: u128,
-    /// The latest modification time the file can have and still be as it was left: the
-    /// same as `modified_ns` when the time was read from the file, the end of the
-    /// writing otherwise. A file changed afterwards has a later time.
-    pub modified_until_ns: u128,
-}
-
-impl FileState {
-    /// The state of the file at `path`, if it is a regular file.
-    pub fn of(path: &Path) -> Option<FileState> {
-        FileState::from_metadata(&fs::symlink_metadata(path).ok()?)
-    }
-
-    /// The state `meta` describes, if it is that of a regular file.
-    pub fn from_metadata(meta: &fs::Metadata) -> Option<FileState> {
-        if !meta.is_file() {
-            return None;
-        }
-        let modified_ns = modified_ns(meta)?;
-        Some(FileState {
-            size: meta.len(),
-            modified_ns,
-            modified_until_ns: modified_ns,
-        })
-    }
-
-    /// Whether a file found in state `actual` (read from the file) is still as this
-    /// state describes it: the same size, modified within this state's span.
-    pub fn admits(&self, actual: &FileState) -> bool {
-        actual.size == self.size
-            && self.modified_ns <= actual.modified_ns
-            && actual.modified_ns <= self.modified_until_ns
-    }
-}
-
-/// The modification time `meta` gives, in nanoseconds since the Unix epoch.
-pub fn modified_ns(meta: &fs::Metadata) -> Option<u128> {
-    Some(
-        meta.modified()
-            .ok()?
-            .duration_since(UNIX_EPOCH)
-            .ok()?
-            .as_nanos(),
-    )
 }
 
 /// Where the cache of builds into `output` lives: one file per output folder, so that

@@ -4,20 +4,15 @@
 //! parsed and converted last time is still right: a record file whose bytes did not
 //! change parses the same, a title converts to the same MathML, a paper's search terms
 //! are the same. [`Reuse`] keeps such results keyed by a hash of *everything* the work
-//! read, so reusing one can never change what is built: a build with a memo writes the
-//! same bytes as one without. Only what the latest build used is kept, so memory does
-//! not grow as files come and go.
+//! read ([`crate::hash::key`]), so reusing one can never change what is built: a build
+//! with a memo writes the same bytes as one without. Only what the latest build used is
+//! kept, so memory does not grow as files come and go.
 //!
-//! A one-off `profilegen build` starts with an empty memo and behaves as before.
+//! A one-off `profilegen build` keeps nothing and behaves as if there were no memo.
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex};
 
-use crate::cache::BuildCache;
-use crate::graph::LinkMemo;
-use crate::plan::PlanMemo;
-use crate::site::RecordReuse;
+use crate::hash::ByHash;
 
 /// Results of one kind of work, by a hash of the work's whole input. Disabled until
 /// [`Reuse::enable`]d: a one-off build keeps nothing (so memory is freed as early as
@@ -26,17 +21,17 @@ pub struct Reuse<T> {
     /// Whether results are kept at all.
     enabled: bool,
     /// What the previous build made or reused.
-    previous: HashMap<u64, Arc<T>, BuildHasherDefault<PassThroughHasher>>,
+    previous: ByHash<Arc<T>>,
     /// What this build made or reused so far.
-    current: Mutex<HashMap<u64, Arc<T>, BuildHasherDefault<PassThroughHasher>>>,
+    current: Mutex<ByHash<Arc<T>>>,
 }
 
 impl<T> Default for Reuse<T> {
     fn default() -> Self {
         Reuse {
             enabled: false,
-            previous: HashMap::default(),
-            current: Mutex::new(HashMap::default()),
+            previous: ByHash::default(),
+            current: Mutex::new(ByHash::default()),
         }
     }
 }
@@ -101,90 +96,6 @@ impl<T> Reuse<T> {
     /// Whether there is nothing to reuse.
     pub fn is_empty(&self) -> bool {
         self.previous.is_empty()
-    }
-}
-
-/// A key for [`Reuse`]: a hash of `tag` (which kind of work) and `value` (everything the
-/// work reads), through [`std::hash::Hash`].
-pub fn key(tag: &str, value: &impl std::hash::Hash) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    tag.hash(&mut hasher);
-    value.hash(&mut hasher);
-    hasher.finish()
-}
-
-/// A hasher for keys that are hashes already: passes a `u64` through.
-#[derive(Default)]
-pub struct PassThroughHasher(u64);
-
-impl std::hash::Hasher for PassThroughHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-/// Everything one build hands to the next in the same process.
-#[derive(Default)]
-pub struct BuildMemo {
-    /// Parsed record files.
-    pub records: RecordReuse,
-    /// Title keys and slugs.
-    pub link: LinkMemo,
-    /// TeX conversions and search terms.
-    pub plan: PlanMemo,
-    /// The build cache as the last build saved it, with the file it was saved to: no
-    /// need to read it back.
-    pub cache: Option<(std::path::PathBuf, Arc<BuildCache>)>,
-    /// Save the build cache on another thread, so that a rebuild is done as soon as its
-    /// output is written (for long-running processes; the next build waits for it).
-    pub save_in_background: bool,
-    /// The cache save still under way, if any: its error message, if it failed.
-    pub pending_save: Option<std::thread::JoinHandle<Result<(), String>>>,
-}
-
-impl BuildMemo {
-    /// A memo for a long-running process: results are kept for the next build, and the
-    /// cache is saved in the background. ([`BuildMemo::default`] keeps nothing.)
-    pub fn long_running() -> BuildMemo {
-        let mut memo = BuildMemo::default();
-        memo.records.enable();
-        memo.link.enable();
-        memo.plan.enable();
-        memo.save_in_background = true;
-        memo
-    }
-
-    /// Waits for the cache save under way, if any; its error message if it failed.
-    pub fn wait_for_save(&mut self) -> Option<String> {
-        let handle = self.pending_save.take()?;
-        match handle.join() {
-            Ok(result) => result.err(),
-            Err(_) => Some("saving the build cache failed".to_string()),
-        }
-    }
-
-    /// Ends a build (successful or not): see [`Reuse::finish_build`].
-    pub fn finish_build(&mut self) {
-        self.records.finish_build();
-        self.link.finish_build();
-        self.plan.finish_build();
-    }
-}
-
-impl Drop for BuildMemo {
-    fn drop(&mut self) {
-        self.wait_for_save();
     }
 }
 

@@ -1,0 +1,515 @@
+//! Reading a site's sources: configuration, record files (parsed in parallel), author
+//! bios, extra pages, template overrides and static files, with the hash of every file
+//! read (for the build cache). Hidden, temporary and editor files are skipped.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rayon::prelude::*;
+
+use crate::config::{parse_config, SiteConfig, CONFIG_FILE};
+use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
+use crate::diagnostics::{Diagnostic, Location};
+use crate::hash::content_hash;
+use crate::records::{parse_record_file, RecordFile};
+use crate::reuse::Reuse;
+use crate::slug::slugify;
+
+/// Where a site's parts live, relative to its root.
+pub const RECORDS_DIR: &str = "content/records";
+/// Author bios.
+pub const AUTHORS_DIR: &str = "content/authors";
+/// Extra pages.
+pub const PAGES_DIR: &str = "content/pages";
+/// Template overrides.
+pub const TEMPLATES_DIR: &str = "templates";
+/// Static files copied as they are.
+pub const STATIC_DIR: &str = "static";
+
+/// Everything read from a site root, before linking.
+#[derive(Debug, Default)]
+pub struct SiteInput {
+    /// Configuration.
+    pub config: SiteConfig,
+    /// Parsed record files (the readable ones).
+    pub records: Vec<Arc<RecordFile>>,
+    /// Author bios.
+    pub bios: Vec<Bio>,
+    /// Extra pages.
+    pub pages: Vec<ExtraPage>,
+    /// Template overrides from the site's `templates/`.
+    pub templates: Vec<(String, String)>,
+    /// Static files from the site's `static/`: `(relative path, bytes)`.
+    pub static_files: Vec<(String, Vec<u8>)>,
+    /// Diagnostics from reading and parsing.
+    pub diagnostics: Vec<Diagnostic>,
+    /// `(path relative to the root, hash of its bytes)` of every input file read.
+    pub file_hashes: Vec<(String, u64)>,
+}
+
+impl SiteInput {
+    /// One hash of every input file and of `extra` (options that shape the output).
+    pub fn inputs_hash(&self, extra: &str) -> u64 {
+        let mut hashes: Vec<&(String, u64)> = self.file_hashes.iter().collect();
+        hashes.sort();
+        let mut bytes = Vec::with_capacity(hashes.len() * 48 + extra.len());
+        bytes.extend_from_slice(env!("CARGO_PKG_VERSION").as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(extra.as_bytes());
+        for (path, hash) in hashes {
+            bytes.push(0);
+            bytes.extend_from_slice(path.as_bytes());
+            bytes.extend_from_slice(&hash.to_le_bytes());
+        }
+        content_hash(&bytes)
+    }
+}
+
+/// Reads everything under a site root: configuration (fatal if broken), record files,
+/// bios, pages, template overrides and static files.
+pub fn read_site(root: &Path, reuse: &RecordReuse) -> Result<SiteInput, Diagnostic> {
+    let mut input = SiteInput::default();
+    let config_path = root.join(CONFIG_FILE);
+    match fs::read(&config_path) {
+        Ok(bytes) => {
+            input
+                .file_hashes
+                .push((CONFIG_FILE.to_string(), content_hash(&bytes)));
+            let text = String::from_utf8(bytes).map_err(|err| {
+                Diagnostic::error(format!("{CONFIG_FILE} is not valid UTF-8: {err}"), None)
+            })?;
+            input.config = parse_config(Path::new(CONFIG_FILE), &text)?;
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => {
+            return Err(Diagnostic::error(
+                format!("cannot read {}: {err}", config_path.display()),
+                None,
+            ))
+        }
+    }
+
+    let (records, mut diagnostics, mut hashes) = read_records(root, reuse);
+    input.records = records;
+    input.diagnostics.append(&mut diagnostics);
+    input.file_hashes.append(&mut hashes);
+
+    for (slug, display, text) in read_markdown(root, AUTHORS_DIR, &mut input) {
+        match parse_bio(&display, &slug, &text) {
+            Ok(bio) => input.bios.push(bio),
+            Err(d) => input.diagnostics.push(d.with_note("the bio is skipped")),
+        }
+    }
+    let mut page_slugs = HashSet::new();
+    for (stem, display, text) in read_markdown(root, PAGES_DIR, &mut input) {
+        let slug = slugify(&stem, "page");
+        if !page_slugs.insert(slug.clone()) {
+            input.diagnostics.push(Diagnostic::warning(
+                format!(
+                    "page {} has the same URL /{slug}/ as another page; skipped",
+                    display.display()
+                ),
+                Some(Location::at_line(&display, 1, 1, "", 1)),
+            ));
+            continue;
+        }
+        match parse_page(&display, &slug, &text) {
+            Ok(page) => input.pages.push(page),
+            Err(d) => input.diagnostics.push(d.with_note("the page is skipped")),
+        }
+    }
+    input.templates = read_template_overrides(&root.join(TEMPLATES_DIR))?;
+    input.static_files = read_static(&root.join(STATIC_DIR), &mut input.diagnostics);
+    for (name, source) in &input.templates {
+        let hash = content_hash(source.as_bytes());
+        input
+            .file_hashes
+            .push((format!("{TEMPLATES_DIR}/{name}"), hash));
+    }
+    for (name, bytes) in &input.static_files {
+        let hash = content_hash(bytes);
+        input
+            .file_hashes
+            .push((format!("{STATIC_DIR}/{name}"), hash));
+    }
+    Ok(input)
+}
+
+/// A record file as parsed, with the diagnostics parsing it gave.
+#[derive(Debug)]
+pub struct ParsedRecordFile {
+    /// The file, unless nothing in it was readable.
+    pub file: Option<Arc<RecordFile>>,
+    /// What was wrong in it.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What [`read_records`] may reuse from the previous build in the same process.
+#[derive(Default)]
+pub struct RecordReuse {
+    /// Parsed record files, by path and bytes.
+    pub parsed: Reuse<ParsedRecordFile>,
+    /// Parsed record files with the hash of their bytes, by path, size and modification
+    /// time: a file whose size and time did not change is not read again...
+    pub stamps: Reuse<StampedRecordFile>,
+    /// ... unless it is one of these, which the watcher saw change since the last build
+    /// (relative to the site root): a copy that keeps an old file's size and time is
+    /// still read.
+    pub reported_changes: HashSet<PathBuf>,
+}
+
+impl RecordReuse {
+    /// Starts keeping results for the next build (see [`Reuse::enable`]).
+    pub fn enable(&mut self) {
+        self.parsed.enable();
+        self.stamps.enable();
+    }
+
+    /// Ends a build: see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.parsed.finish_build();
+        self.stamps.finish_build();
+        self.reported_changes.clear();
+    }
+}
+
+/// A parsed record file with the hash of its bytes, as [`read_records`] remembers it by
+/// path, size and modification time.
+#[derive(Debug)]
+pub struct StampedRecordFile {
+    /// Hash of the file's bytes.
+    pub hash: u64,
+    /// The file as parsed.
+    pub parsed: Arc<ParsedRecordFile>,
+}
+
+/// How old a file's modification time must be before its size and time are trusted to
+/// say that it did not change (file systems with coarse times could otherwise hide a
+/// second write within the same tick).
+const STAMP_MIN_AGE: Duration = Duration::from_secs(2);
+
+/// A key for `path`'s size and modification time, when they can be trusted.
+fn stamp_key(shown: &str, path: &Path) -> Option<u64> {
+    let meta = fs::metadata(path).ok()?;
+    let modified = meta.modified().ok()?;
+    let age = std::time::SystemTime::now().duration_since(modified).ok()?;
+    if age < STAMP_MIN_AGE {
+        return None;
+    }
+    let since_epoch = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(crate::hash::key(
+        "record stamp",
+        &(shown, meta.len(), since_epoch.as_nanos()),
+    ))
+}
+
+/// The records of the site, their diagnostics, and each file's path and hash.
+type ReadRecords = (Vec<Arc<RecordFile>>, Vec<Diagnostic>, Vec<(String, u64)>);
+
+/// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
+/// path. Also returns each file's path (relative to the root) and the hash of its bytes.
+/// A file `reuse` holds with the same path and bytes is not parsed again, and one it
+/// holds with the same path, size and (old enough) modification time is not even read,
+/// unless the watcher reported it changed.
+pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
+    let RecordReuse {
+        parsed,
+        stamps,
+        reported_changes,
+    } = reuse;
+    let dir = root.join(RECORDS_DIR);
+    let mut diagnostics = Vec::new();
+    let mut paths = Vec::new();
+    for entry in walkdir::WalkDir::new(&dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()))
+    {
+        match entry {
+            Ok(entry) => {
+                let is_txt = entry.path().extension().is_some_and(|e| e == "txt");
+                let hidden = entry.file_name().to_string_lossy().starts_with('.');
+                if entry.file_type().is_file() && is_txt && !hidden {
+                    paths.push(entry.into_path());
+                }
+            }
+            Err(err)
+                if err
+                    .io_error()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+                    && err.depth() == 0 => {}
+            Err(err) => diagnostics.push(Diagnostic::error(
+                format!(
+                    "cannot read {}: {err}",
+                    err.path().unwrap_or(&dir).display()
+                ),
+                None,
+            )),
+        }
+    }
+    type Parsed = (
+        Option<Arc<ParsedRecordFile>>,
+        Vec<Diagnostic>,
+        Option<(String, u64)>,
+    );
+    let results: Vec<Parsed> = paths
+        .par_iter()
+        .map(|path| {
+            let display = path.strip_prefix(root).unwrap_or(path);
+            let shown = display.to_string_lossy().into_owned();
+            let stamp = stamp_key(&shown, path).filter(|_| !reported_changes.contains(display));
+            if let Some(known) = stamp.and_then(|key| stamps.get(key)) {
+                let parsed = Arc::clone(&known.parsed);
+                return (Some(parsed), Vec::new(), Some((shown, known.hash)));
+            }
+            match fs::read(path) {
+                Ok(bytes) => {
+                    let hash = content_hash(&bytes);
+                    let key = || crate::hash::key("record file", &(&shown, hash));
+                    let file = parsed.get_or(key, || {
+                        let (file, diagnostics) = parse_record_file(display, &bytes);
+                        ParsedRecordFile {
+                            file: file.map(Arc::new),
+                            diagnostics,
+                        }
+                    });
+                    if let Some(stamp) = stamp {
+                        let parsed = Arc::clone(&file);
+                        stamps.insert(stamp, StampedRecordFile { hash, parsed });
+                    }
+                    (Some(file), Vec::new(), Some((shown, hash)))
+                }
+                Err(err) => (
+                    None,
+                    vec![Diagnostic::error(
+                        format!("cannot read {}: {err}", display.display()),
+                        None,
+                    )],
+                    None,
+                ),
+            }
+        })
+        .collect();
+    let mut files = Vec::with_capacity(parsed.len());
+    let mut hashes = Vec::with_capacity(parsed.len());
+    for (file, mut diags, hash) in results {
+        if let Some(file) = file {
+            files.extend(file.file.clone());
+            diagnostics.extend(file.diagnostics.iter().cloned());
+        }
+        diagnostics.append(&mut diags);
+        hashes.extend(hash);
+    }
+    (files, diagnostics, hashes)
+}
+
+/// `(file stem, path shown in diagnostics, text)` of every `*.md` directly under
+/// `<root>/<dir>`; records each file's hash, and diagnostics for unreadable ones.
+fn read_markdown(root: &Path, dir: &str, input: &mut SiteInput) -> Vec<(String, PathBuf, String)> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(root.join(dir)) else {
+        return out;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md") && p.is_file())
+        .collect();
+    paths.sort();
+    for path in paths {
+        let display = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        match fs::read(&path).map(String::from_utf8) {
+            Ok(Ok(text)) => {
+                input.file_hashes.push((
+                    display.to_string_lossy().into_owned(),
+                    content_hash(text.as_bytes()),
+                ));
+                let stem = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                out.push((stem, display, text));
+            }
+            Ok(Err(err)) => {
+                let bytes = err.as_bytes();
+                let valid = err.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(bytes);
+                let valid_len = String::from_utf8_lossy(&bytes[..valid]).len();
+                input.diagnostics.push(Diagnostic::error(
+                    "file is not valid UTF-8; skipped",
+                    Some(Location::in_text(&display, &text, valid_len, 1)),
+                ));
+            }
+            Err(err) => input.diagnostics.push(Diagnostic::error(
+                format!("cannot read {}: {err}", display.display()),
+                None,
+            )),
+        }
+    }
+    out
+}
+
+/// Every file under `dir` as `(relative path with /, bytes)`, skipping hidden and editor
+/// temporary files (whether a path is safe to write is the output stage's rule).
+fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    if !dir.is_dir() {
+        return files;
+    }
+    for entry in walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0 || !is_hidden(e.file_name()) || e.file_name() == ".well-known"
+        })
+        .filter_map(Result::ok)
+    {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let relative: Vec<String> = entry
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(entry.path())
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let relative = relative.join("/");
+        let name = entry.file_name().to_string_lossy();
+        if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
+            continue;
+        }
+        match fs::read(entry.path()) {
+            Ok(bytes) => files.push((relative, bytes)),
+            Err(err) => diagnostics.push(Diagnostic::error(
+                format!("cannot read {}: {err}", entry.path().display()),
+                None,
+            )),
+        }
+    }
+    files
+}
+
+/// Hidden files and folders (`.git`, `.DS_Store`, editor swap files) are not part of a
+/// site.
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_string_lossy().starts_with('.')
+}
+
+/// Reads a site's template overrides: every file under `dir`, named by its path
+/// relative to `dir` with `/` separators. A missing folder means no overrides.
+pub fn read_template_overrides(dir: &Path) -> Result<Vec<(String, String)>, Diagnostic> {
+    let mut overrides = Vec::new();
+    if !dir.is_dir() {
+        return Ok(overrides);
+    }
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|err| {
+            Diagnostic::error(
+                format!("cannot read templates folder {}: {err}", dir.display()),
+                None,
+            )
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let name = entry
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(entry.path())
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
+            continue;
+        }
+        let source = std::fs::read_to_string(entry.path()).map_err(|err| {
+            Diagnostic::error(
+                format!("cannot read template {}: {err}", entry.path().display()),
+                None,
+            )
+        })?;
+        overrides.push((name, source));
+    }
+    Ok(overrides)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::SystemTime;
+
+    fn record(title: &str) -> String {
+        format!(
+            "arXiv subjects\n\nAda Lovelace\n\nPublications and source records attributed to \
+             Ada Lovelace.\n\n1 recordLinked to original sources\n\narXiv2024\n\n{title}\n\n\
+             An abstract.\n\ncs.DC\u{2197}"
+        )
+    }
+
+    fn titles(root: &Path, reuse: &RecordReuse) -> Vec<String> {
+        let (files, _, _) = read_records(root, reuse);
+        files
+            .iter()
+            .flat_map(|f| f.records.iter().map(|r| r.title.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn old_enough_unchanged_stamps_are_not_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = dir.path().join(RECORDS_DIR);
+        fs::create_dir_all(&records).unwrap();
+        let file = records.join("ada.txt");
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let write = |text: &str, modified: SystemTime| {
+            fs::write(&file, text).unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
+        };
+        let mut reuse = RecordReuse::default();
+        reuse.enable();
+
+        write(&record("First Title"), an_hour_ago);
+        assert_eq!(titles(dir.path(), &reuse), ["First Title"]);
+        assert_eq!(
+            reuse.stamps.len(),
+            0,
+            "nothing to reuse before the build ends"
+        );
+        reuse.finish_build();
+        assert_eq!(reuse.stamps.len(), 1);
+
+        // Same size and time: trusted, not read (as by make; editors and copies change
+        // the time)...
+        write(&record("Other Title"), an_hour_ago);
+        assert_eq!(titles(dir.path(), &reuse), ["First Title"]);
+        // ... unless the watcher saw the file change.
+        reuse
+            .reported_changes
+            .insert(PathBuf::from(RECORDS_DIR).join("ada.txt"));
+        assert_eq!(titles(dir.path(), &reuse), ["Other Title"]);
+        reuse.finish_build();
+        assert!(reuse.reported_changes.is_empty(), "reports last one build");
+
+        // Another time: read again.
+        write(&record("Third Title"), an_hour_ago + Duration::from_secs(1));
+        assert_eq!(titles(dir.path(), &reuse), ["Third Title"]);
+
+        // A time too recent to trust: always read.
+        write(&record("Forth Title"), SystemTime::now());
+        assert_eq!(titles(dir.path(), &reuse), ["Forth Title"]);
+        reuse.finish_build();
+        write(&record("Fifth Title"), SystemTime::now());
+        assert_eq!(titles(dir.path(), &reuse), ["Fifth Title"]);
+    }
+}
