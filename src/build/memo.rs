@@ -1,9 +1,11 @@
 //! What one build hands to the next in the same process (`build --watch`, `serve`):
 //! each stage's own memo, and the build cache as last saved.
 
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
-use super::cache::BuildCache;
+use super::cache::{self, BuildCache};
 use crate::graph::LinkMemo;
 use crate::plan::PlanMemo;
 use crate::sources::RecordReuse;
@@ -17,14 +19,20 @@ pub struct BuildMemo {
     pub link: LinkMemo,
     /// TeX conversions and search terms.
     pub plan: PlanMemo,
-    /// The build cache as the last build saved it, with the file it was saved to: no
-    /// need to read it back.
-    pub cache: Option<(std::path::PathBuf, Arc<BuildCache>)>,
+    /// The build cache as the last build saved it.
+    pub saved: SavedCache,
+}
+
+/// The build cache as the last build saved it, and its saving.
+#[derive(Default)]
+pub struct SavedCache {
+    /// The cache with the file it was saved to: no need to read it back.
+    pub cache: Option<(PathBuf, Arc<BuildCache>)>,
     /// Save the build cache on another thread, so that a rebuild is done as soon as its
     /// output is written (for long-running processes; the next build waits for it).
-    pub save_in_background: bool,
-    /// The cache save still under way, if any: its error message, if it failed.
-    pub pending_save: Option<std::thread::JoinHandle<Result<(), String>>>,
+    pub in_background: bool,
+    /// The save still under way, if any: its error message, if it failed.
+    pending: Option<JoinHandle<Result<(), String>>>,
 }
 
 impl BuildMemo {
@@ -35,20 +43,11 @@ impl BuildMemo {
         memo.records.enable();
         memo.link.enable();
         memo.plan.enable();
-        memo.save_in_background = true;
+        memo.saved.in_background = true;
         memo
     }
 
-    /// Waits for the cache save under way, if any; its error message if it failed.
-    pub fn wait_for_save(&mut self) -> Option<String> {
-        let handle = self.pending_save.take()?;
-        match handle.join() {
-            Ok(result) => result.err(),
-            Err(_) => Some("saving the build cache failed".to_string()),
-        }
-    }
-
-    /// Ends a build (successful or not): see [`Reuse::finish_build`].
+    /// Ends a build (successful or not): see [`crate::reuse::Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.records.finish_build();
         self.link.finish_build();
@@ -56,8 +55,42 @@ impl BuildMemo {
     }
 }
 
-impl Drop for BuildMemo {
+impl SavedCache {
+    /// Waits for the save under way, if any; its error message if it failed.
+    pub fn wait(&mut self) -> Option<String> {
+        let handle = self.pending.take()?;
+        match handle.join() {
+            Ok(result) => result.err(),
+            Err(_) => Some("saving the build cache failed".to_string()),
+        }
+    }
+
+    /// Saves `new_cache` to `path` and keeps it for the next build; a cache that cannot
+    /// be saved only costs time later (the message says why). In the background, an
+    /// error is reported by the next build's [`SavedCache::wait`].
+    pub fn save(&mut self, path: PathBuf, new_cache: Arc<BuildCache>) -> Option<String> {
+        let save = {
+            let (path, cache) = (path.clone(), Arc::clone(&new_cache));
+            move || {
+                cache::save(&path, &cache)
+                    .map_err(|err| format!("cannot save the build cache {}: {err}", path.display()))
+            }
+        };
+        if self.in_background {
+            self.pending = Some(std::thread::spawn(save));
+            self.cache = Some((path, new_cache));
+            return None;
+        }
+        let failure = save().err();
+        if failure.is_none() {
+            self.cache = Some((path, new_cache));
+        }
+        failure
+    }
+}
+
+impl Drop for SavedCache {
     fn drop(&mut self) {
-        self.wait_for_save();
+        self.wait();
     }
 }

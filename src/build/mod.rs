@@ -1,28 +1,34 @@
-//! The build pipeline, as `build` and `check` run it:
-//! load configuration -> read and parse record files -> read bios and pages -> link ->
-//! plan -> render -> collect static files -> write.
+//! The build pipeline, as `build` and `check` run it, one named step each:
+//! [load](load) the sources -> [link] -> [plan] -> [render](render_outputs) (only what
+//! changed since the last build) -> [commit](commit_and_save) the output and save the
+//! cache -> report. [`previous`] holds the cache decision, [`memo`] what a
+//! long-running process carries from one build to the next.
 
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 
 pub mod cache;
 pub mod memo;
+mod previous;
+mod report;
 
-pub use memo::BuildMemo;
+pub use memo::{BuildMemo, SavedCache};
+pub use report::{BuildFailure, BuildReport};
 
 use crate::config::normalize_base_url;
 use crate::diagnostics::Diagnostic;
-use crate::graph::link_with;
-use crate::output::{is_safe_relative_path, Committed, FileState, OutputWriter, WriteStats};
-use crate::plan::{plan_site, PlanInput};
+use crate::graph::{link_with, SiteGraph};
+use crate::output::{is_safe_relative_path, OutputWriter, WriteStats};
+use crate::plan::{plan_site, OutputKind, PlanInput, PlanMemo, SitePlan};
 use crate::render::{Renderer, DEFAULT_STATIC};
-use crate::sources::{read_site, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
+use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
+use previous::{updated_outputs, KeptOutputs, PreviousBuild};
+use report::Gathered;
 
 /// What to build and how.
 #[derive(Debug, Clone)]
@@ -65,78 +71,6 @@ impl BuildOptions {
     }
 }
 
-/// What a successful build did.
-#[derive(Debug)]
-pub struct BuildReport {
-    /// Number of authors.
-    pub authors: usize,
-    /// Number of papers.
-    pub papers: usize,
-    /// Papers listed by several authors.
-    pub shared_papers: usize,
-    /// HTML pages rendered.
-    pub pages: usize,
-    /// Output files in all (pages, data, static).
-    pub files: usize,
-    /// What writing did (all zero for `check`).
-    pub write: WriteStats,
-    /// Every diagnostic, in a stable order.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Wall time.
-    pub duration: Duration,
-    /// The output folder.
-    pub output: PathBuf,
-}
-
-impl BuildReport {
-    /// The one-line summary printed at the end of a build.
-    pub fn summary(&self, verb: &str) -> String {
-        let (warnings, errors) = crate::diagnostics::count(&self.diagnostics);
-        let mut line = format!(
-            "{verb} {} author{}, {} paper{} ({} shared by several authors), {} pages",
-            self.authors,
-            plural(self.authors),
-            self.papers,
-            plural(self.papers),
-            self.shared_papers,
-            self.pages,
-        );
-        if verb == "Built" {
-            line.push_str(&format!(
-                "; {} file{} written, {} unchanged, {} removed",
-                self.write.written,
-                plural(self.write.written),
-                self.write.unchanged,
-                self.write.removed
-            ));
-        }
-        line.push_str(&format!(
-            "; {warnings} warning{}, {errors} error{} in {} ms",
-            plural(warnings),
-            plural(errors),
-            self.duration.as_millis()
-        ));
-        line
-    }
-}
-
-/// Why a build wrote nothing.
-#[derive(Debug)]
-pub struct BuildFailure {
-    /// One line: what failed.
-    pub reason: String,
-    /// Every diagnostic gathered, the fatal ones included.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 /// Runs the whole pipeline. On success the output folder holds the new site; on failure
 /// nothing was written.
 pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
@@ -155,144 +89,207 @@ pub fn build_with(
     result
 }
 
+/// The pipeline, step by step.
 fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport, BuildFailure> {
     let started = Instant::now();
-    let output = options.output_dir();
-    let fail = |reason: String, diagnostics: Vec<Diagnostic>| BuildFailure {
-        reason,
-        diagnostics,
-    };
-
     let timings = Timings::from_env();
-    let save_failure = memo.wait_for_save();
-    let mut input =
-        read_site(&options.root, &memo.records).map_err(|d| fail(d.message.clone(), vec![d]))?;
-    input
-        .diagnostics
-        .extend(save_failure.map(|message| Diagnostic::warning(message, None)));
+    let output = options.output_dir();
+    let (mut input, mut gathered) = load(options, &output, memo)?;
     timings.mark("read and parse");
+    let previous = PreviousBuild::find(options, &output, inputs_hash(&input), &mut memo.saved);
+    if let Some(cache) = previous.unchanged_site(&output) {
+        let diagnostics = Gathered(cache.diagnostics.clone()).sorted_and_strict(options.strict)?;
+        timings.mark("unchanged");
+        let summary = cache.summary;
+        let write = WriteStats {
+            unchanged: summary.files,
+            ..WriteStats::default()
+        };
+        memo.saved.cache = Some((previous.cache_path.clone(), Arc::clone(cache)));
+        let duration = started.elapsed();
+        return Ok(BuildReport::new(
+            summary,
+            write,
+            diagnostics.0,
+            duration,
+            output,
+        ));
+    }
+    let intact_check = previous.check_outputs(&output);
+    require_records(options, &input, &gathered)?;
+
+    let graph = link(&mut input, memo, &mut gathered);
+    timings.mark("link");
+    let mut plan = plan(&graph, &input, &memo.plan, &mut gathered);
+    timings.mark("plan");
+    let renderer = Renderer::new(&input.templates)
+        .map_err(|d| gathered.fail_because("template error".into(), d))?;
+    let static_files = static_files(&input, &plan, &mut gathered);
+    let gathered = gathered.sorted_and_strict(options.strict)?;
+
+    let writer = open_writer(options, &output, &gathered)?;
+    let kept = KeptOutputs {
+        cache: previous.cache.as_deref(),
+        intact: intact_check.map(|check| check.join().unwrap_or_default()),
+    };
+    let rendering = Rendering {
+        renderer: &renderer,
+        writer: writer.as_ref(),
+        kept: &kept,
+        progress: options.progress,
+    };
+    let rendered = rendering
+        .render_outputs(&mut plan, &timings)
+        .and_then(|rendered| {
+            let mut statics = static_files.iter();
+            statics.try_for_each(|(path, bytes)| stage(writer.as_ref(), path, bytes))?;
+            Ok(rendered)
+        });
+    timings.mark("search index");
+    let (fingerprints, kept) = match rendered {
+        Ok(rendered) => rendered,
+        Err(d) => {
+            if let Some(writer) = writer {
+                writer.abort();
+            }
+            return Err(gathered.fail(d));
+        }
+    };
+    let summary = cache::CachedSummary {
+        authors: graph.authors.len(),
+        papers: graph.papers.len(),
+        shared_papers: graph.shared_paper_count(),
+        pages: plan
+            .outputs
+            .iter()
+            .filter(|o| matches!(o.kind, OutputKind::Page(_)))
+            .count(),
+        files: plan.outputs.len() + static_files.len(),
+    };
+    let built = BuiltOutputs {
+        previous,
+        fingerprints,
+        kept,
+        summary,
+    };
+    let (write, diagnostics) = commit_and_save(plan, writer, built, gathered, &mut memo.saved)?;
+    timings.mark("write");
+    Ok(BuildReport::new(
+        summary,
+        write,
+        diagnostics,
+        started.elapsed(),
+        output,
+    ))
+}
+
+/// Reads and parses the sources, applies `--base-url`, and refuses an output folder
+/// that would overwrite them.
+fn load(
+    options: &BuildOptions,
+    output: &Path,
+    memo: &mut BuildMemo,
+) -> Result<(SiteInput, Gathered), BuildFailure> {
+    let save_failure = memo.saved.wait();
+    let mut input =
+        read_site(&options.root, &memo.records).map_err(|d| Gathered::default().fail(d))?;
+    let mut gathered = Gathered(std::mem::take(&mut input.diagnostics));
+    gathered
+        .0
+        .extend(save_failure.map(|message| Diagnostic::warning(message, None)));
     if let Some(url) = &options.base_url {
         if !(url.starts_with("https://") || url.starts_with("http://")) {
             let d = Diagnostic::error(
                 format!("--base-url `{url}` is not an absolute http(s) URL"),
                 None,
             );
-            return Err(fail(d.message.clone(), vec![d]));
+            return Err(Gathered::default().fail(d));
         }
         input.config.base_url = Some(normalize_base_url(url));
     }
     if options.write {
-        check_output_location(&options.root, &output).map_err(|d| {
-            let mut diagnostics = std::mem::take(&mut input.diagnostics);
-            diagnostics.push(d.clone());
-            fail(d.message, diagnostics)
-        })?;
+        check_output_location(&options.root, output).map_err(|d| gathered.fail(d))?;
     }
-    // Nothing changed since the last build into this folder: nothing to do.
-    let inputs_hash = input.inputs_hash(&format!(
+    Ok((input, gathered))
+}
+
+/// The hash of every input file and of the options that shape the output.
+fn inputs_hash(input: &SiteInput) -> u64 {
+    input.inputs_hash(&format!(
         "base_url={:?} theme={:016x}",
         input.config.base_url,
         crate::render::default_theme_hash()
-    ));
-    let cache_path = cache::cache_file(&options.root, &output);
-    // A cache this process saved is trusted to describe the output folder (so long as
-    // the folder's manifest is still there): files changed by hand while a long-running
-    // build runs are repaired by the next one-off build, which checks every file.
-    let mut trusted = false;
-    let cache = if options.write && !options.force {
-        match memo.cache.take() {
-            Some((path, cache)) if path == cache_path => {
-                trusted = output.join(crate::output::MANIFEST).is_file();
-                Some(cache)
-            }
-            _ => cache::load(&cache_path).map(Arc::new),
-        }
-    } else {
-        None
-    };
-    if let Some(cache) = &cache {
-        if cache.inputs == inputs_hash && outputs_intact(&output, cache) {
-            let diagnostics = sorted_and_strict(options.strict, cache.diagnostics.clone())?;
-            timings.mark("unchanged");
-            let summary = cache.summary;
-            memo.cache = Some((cache_path, Arc::clone(cache)));
-            return Ok(BuildReport {
-                authors: summary.authors,
-                papers: summary.papers,
-                shared_papers: summary.shared_papers,
-                pages: summary.pages,
-                files: summary.files,
-                write: WriteStats {
-                    written: 0,
-                    unchanged: summary.files,
-                    removed: 0,
-                },
-                diagnostics,
-                duration: started.elapsed(),
-                output,
-            });
-        }
+    ))
+}
+
+/// A site needs at least one readable record.
+fn require_records(
+    options: &BuildOptions,
+    input: &SiteInput,
+    gathered: &Gathered,
+) -> Result<(), BuildFailure> {
+    if input.records.iter().any(|f| !f.records.is_empty()) {
+        return Ok(());
     }
+    let d = Diagnostic::error(
+        format!(
+            "no readable record under {}",
+            options.root.join(RECORDS_DIR).display()
+        ),
+        None,
+    )
+    .with_note("add author record files (*.txt) to content/records/");
+    Err(gathered.fail(d))
+}
 
-    // Which outputs are still as the last build left them: checked on another thread
-    // while the sources are linked and planned.
-    let intact_check = cache.as_ref().filter(|_| !trusted).map(|cache| {
-        let (cache, output) = (Arc::clone(cache), output.clone());
-        std::thread::spawn(move || intact_outputs(&output, &cache))
-    });
-
-    let mut diagnostics = std::mem::take(&mut input.diagnostics);
-    if input.records.iter().all(|f| f.records.is_empty()) {
-        let d = Diagnostic::error(
-            format!(
-                "no readable record under {}",
-                options.root.join(RECORDS_DIR).display()
-            ),
-            None,
-        )
-        .with_note("add author record files (*.txt) to content/records/");
-        diagnostics.push(d.clone());
-        return Err(fail(d.message, diagnostics));
-    }
-
+/// Links the record files into the site graph (and frees them).
+fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> SiteGraph {
     let graph = link_with(&input.records, &memo.link);
     drop(std::mem::take(&mut input.records));
-    diagnostics.extend(graph.diagnostics.iter().cloned());
-    timings.mark("link");
-    let mut plan = plan_site(&PlanInput {
-        graph: &graph,
+    gathered.0.extend(graph.diagnostics.iter().cloned());
+    graph
+}
+
+/// Plans every output of the site.
+fn plan<'a>(
+    graph: &'a SiteGraph,
+    input: &'a SiteInput,
+    memo: &'a PlanMemo,
+    gathered: &mut Gathered,
+) -> SitePlan<'a> {
+    let plan = plan_site(&PlanInput {
+        graph,
         config: &input.config,
         bios: &input.bios,
         pages: &input.pages,
-        memo: &memo.plan,
+        memo,
     });
-    diagnostics.extend(plan.diagnostics.iter().cloned());
-    timings.mark("plan");
+    gathered.0.extend(plan.diagnostics.iter().cloned());
+    plan
+}
 
-    let renderer = Renderer::new(&input.templates).map_err(|d| {
-        let mut all = diagnostics.clone();
-        all.push(d.clone());
-        fail("template error".into(), all)
-    })?;
-
-    // Files written as they are: data files, then static files (the site's own first,
-    // overriding the theme's of the same name; never a generated page).
+/// The files written as they are: the site's own static files, then the theme's of
+/// the same name; never one that a generated output has the path of.
+fn static_files<'i>(
+    input: &'i SiteInput,
+    plan: &SitePlan,
+    gathered: &mut Gathered,
+) -> Vec<(&'i str, &'i [u8])> {
     let generated: HashSet<&str> = plan.outputs.iter().map(|p| p.path.as_str()).collect();
     let generated =
         |path: &str| generated.contains(path) || crate::plan::is_search_index_path(path);
-    let mut files: Vec<(&str, &[u8])> = Vec::new();
+    let mut files = Vec::new();
     let mut static_paths = HashSet::new();
-    for (path, bytes) in input
-        .static_files
-        .iter()
+    let site_files = input.static_files.iter();
+    for (path, bytes) in site_files
         .map(|(p, b)| (p.as_str(), b.as_slice()))
         .chain(DEFAULT_STATIC.iter().copied())
     {
-        if !is_safe_relative_path(path) || !static_paths.insert(path.to_string()) {
+        if !is_safe_relative_path(path) || !static_paths.insert(path) {
             continue;
         }
         if generated(path) {
-            diagnostics.push(Diagnostic::warning(
+            gathered.0.push(Diagnostic::warning(
                 format!(
                     "static/{path} has the same path as a generated file; the generated file wins"
                 ),
@@ -302,252 +299,134 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         }
         files.push((path, bytes));
     }
+    files
+}
 
-    let mut diagnostics = sorted_and_strict(options.strict, diagnostics)?;
-
-    let writer = if options.write {
-        Some(OutputWriter::open(&output).map_err(|err| {
-            let mut all = diagnostics.clone();
-            all.push(Diagnostic::error(err.to_string(), None));
-            fail(err.to_string(), all)
-        })?)
-    } else {
-        None
-    };
-    let stage = |path: &str, bytes: &[u8]| -> Result<(), Diagnostic> {
-        match &writer {
-            Some(writer) => writer
-                .stage(path, bytes)
-                .map(|_| ())
-                .map_err(|err| Diagnostic::error(err.to_string(), None)),
-            None => Ok(()),
-        }
-    };
-    let page_count = plan
-        .outputs
-        .iter()
-        .filter(|o| matches!(o.kind, crate::plan::OutputKind::Page(_)))
-        .count();
-    // Outputs whose fingerprint and file are as the last build left them are kept as
-    // they are; only the others are rendered.
-    let templates = renderer.template_hashes();
-    let root = writer.as_ref().map(|w| w.root().to_path_buf());
-    let intact: Option<HashSet<String>> =
-        intact_check.map(|check| check.join().unwrap_or_default());
-    let unchanged_of = |plan: &crate::plan::SitePlan, range: std::ops::Range<usize>| {
-        let fingerprints = plan.fingerprints_of(&templates, range.clone());
-        let outputs = &plan.outputs[range];
-        let unchanged: Vec<bool> = match (&cache, &root) {
-            (Some(cache), Some(_)) => outputs
-                .par_iter()
-                .zip(&fingerprints)
-                .map(|(o, fingerprint)| {
-                    cache
-                        .outputs
-                        .get(&o.path)
-                        .is_some_and(|state| state.fingerprint == *fingerprint)
-                        && intact
-                            .as_ref()
-                            .is_none_or(|set| set.contains(o.path.as_str()))
-                })
-                .collect(),
-            _ => vec![false; fingerprints.len()],
-        };
-        if let Some(writer) = &writer {
-            let kept = outputs.iter().zip(&unchanged).filter(|(_, u)| **u);
-            writer.keep_all(kept.map(|(o, _)| o.path.as_str()));
-        }
-        (fingerprints, unchanged)
-    };
-    // Everything but the search index is rendered while the index is built.
-    let progress = progress_bar(options.progress, plan.outputs.len() as u64);
-    let ((mut fingerprints, mut unchanged, rendered), ()) = rayon::join(
-        || {
-            let (fingerprints, unchanged) = unchanged_of(&plan, 0..plan.outputs.len());
-            let rendered = renderer.render_each(
-                &plan,
-                &progress,
-                |i| !unchanged[i],
-                |f| stage(&f.path, &f.bytes),
-            );
-            (fingerprints, unchanged, rendered)
-        },
-        || plan.prepare_search_index(),
-    );
-    timings.mark("render");
-    let added = plan.add_search_outputs();
-    let (more_fingerprints, more_unchanged) = unchanged_of(&plan, added.clone());
-    fingerprints.extend(more_fingerprints);
-    unchanged.extend(more_unchanged);
-    let rendered = rendered
-        .and_then(|()| {
-            let wanted = |i: usize| added.contains(&i) && !unchanged[i];
-            renderer.render_each(&plan, &ProgressBar::hidden(), wanted, |f| {
-                stage(&f.path, &f.bytes)
-            })
-        })
-        .and_then(|()| {
-            files
-                .iter()
-                .try_for_each(|(path, bytes)| stage(path, bytes))
-        });
-    timings.mark("search index");
-    if let Err(d) = rendered {
-        if let Some(writer) = writer {
-            writer.abort();
-        }
-        let mut all = diagnostics.clone();
-        all.push(d.clone());
-        return Err(fail(d.message, all));
+/// The output writer, for a build that writes.
+fn open_writer(
+    options: &BuildOptions,
+    output: &Path,
+    gathered: &Gathered,
+) -> Result<Option<OutputWriter>, BuildFailure> {
+    if !options.write {
+        return Ok(None);
     }
-    let file_count = plan.outputs.len() + files.len();
-    let summary = cache::CachedSummary {
-        authors: graph.authors.len(),
-        papers: graph.papers.len(),
-        shared_papers: graph.shared_paper_count(),
-        pages: page_count,
-        files: file_count,
-    };
-    // The plan is freed on another thread while the output is committed and the cache
-    // saved: freeing its many small pieces takes tens of milliseconds on a large site.
+    OutputWriter::open(output).map(Some).map_err(|err| {
+        gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
+    })
+}
+
+/// Stages one file with `writer` (nothing, for a build that does not write).
+fn stage(writer: Option<&OutputWriter>, path: &str, bytes: &[u8]) -> Result<(), Diagnostic> {
+    match writer {
+        Some(writer) => writer
+            .stage(path, bytes)
+            .map(|_| ())
+            .map_err(|err| Diagnostic::error(err.to_string(), None)),
+        None => Ok(()),
+    }
+}
+
+/// What rendering needs: the renderer, where to stage, and which outputs to keep.
+struct Rendering<'r> {
+    renderer: &'r Renderer,
+    writer: Option<&'r OutputWriter>,
+    kept: &'r KeptOutputs<'r>,
+    progress: bool,
+}
+
+impl Rendering<'_> {
+    /// Renders and stages every output that is not kept as it is: everything but the
+    /// search index while the index is built, then the index. Returns each output's
+    /// fingerprint and whether it was kept.
+    fn render_outputs(
+        &self,
+        plan: &mut SitePlan,
+        timings: &Timings,
+    ) -> Result<(Vec<u64>, Vec<bool>), Diagnostic> {
+        let progress = progress_bar(self.progress, plan.outputs.len() as u64);
+        let ((mut fingerprints, mut kept, rendered), ()) = rayon::join(
+            || self.render_range(plan, 0..plan.outputs.len(), &progress),
+            || plan.prepare_search_index(),
+        );
+        rendered?;
+        timings.mark("render");
+        let added = plan.add_search_outputs();
+        let (more_fingerprints, more_kept, rendered) =
+            self.render_range(plan, added, &ProgressBar::hidden());
+        fingerprints.extend(more_fingerprints);
+        kept.extend(more_kept);
+        rendered?;
+        Ok((fingerprints, kept))
+    }
+
+    /// Renders and stages the outputs in `range` that are not kept.
+    fn render_range(
+        &self,
+        plan: &SitePlan,
+        range: std::ops::Range<usize>,
+        progress: &ProgressBar,
+    ) -> (Vec<u64>, Vec<bool>, Result<(), Diagnostic>) {
+        let fingerprints = plan.fingerprints_of(&self.renderer.template_hashes(), range.clone());
+        let kept = self
+            .kept
+            .mark(&plan.outputs[range.clone()], &fingerprints, self.writer);
+        let wanted = |i: usize| range.contains(&i) && !kept[i - range.start];
+        let rendered = self.renderer.render_each(plan, progress, wanted, |file| {
+            stage(self.writer, &file.path, &file.bytes)
+        });
+        (fingerprints, kept, rendered)
+    }
+}
+
+/// What the cache of a finished build records, besides the outputs' file states.
+struct BuiltOutputs {
+    previous: PreviousBuild,
+    fingerprints: Vec<u64>,
+    kept: Vec<bool>,
+    summary: cache::CachedSummary,
+}
+
+/// Commits the staged output and saves the build cache (in the background for a
+/// long-running process). The plan is freed on another thread meanwhile: freeing its
+/// many small pieces takes tens of milliseconds on a large site.
+fn commit_and_save(
+    mut plan: SitePlan,
+    writer: Option<OutputWriter>,
+    built: BuiltOutputs,
+    mut gathered: Gathered,
+    saved: &mut SavedCache,
+) -> Result<(WriteStats, Vec<Diagnostic>), BuildFailure> {
     let planned = std::mem::take(&mut plan.outputs);
     let ((), write) = rayon::join(
         move || drop(plan),
         || -> Result<WriteStats, BuildFailure> {
-            let committed = match writer {
-                Some(writer) => writer.commit().map_err(|err| {
-                    let mut all = diagnostics.clone();
-                    all.push(Diagnostic::error(err.to_string(), None));
-                    fail(err.to_string(), all)
-                })?,
-                None => Committed::default(),
+            let Some(writer) = writer else {
+                return Ok(WriteStats::default());
             };
-            if root.is_some() {
-                // Record what was written; a cache that cannot be saved only costs time
-                // later.
-                let outputs =
-                    updated_outputs(cache, &planned, &fingerprints, &unchanged, &committed);
-                let new_cache = Arc::new(cache::BuildCache {
-                    version: env!("CARGO_PKG_VERSION").to_string(),
-                    inputs: inputs_hash,
-                    summary,
-                    diagnostics: diagnostics.clone(),
-                    outputs,
-                });
-                let save = {
-                    let (path, cache) = (cache_path.clone(), Arc::clone(&new_cache));
-                    move || {
-                        cache::save(&path, &cache).map_err(|err| {
-                            format!("cannot save the build cache {}: {err}", path.display())
-                        })
-                    }
-                };
-                if memo.save_in_background {
-                    memo.pending_save = Some(std::thread::spawn(save));
-                    memo.cache = Some((cache_path, new_cache));
-                } else {
-                    match save() {
-                        Ok(()) => memo.cache = Some((cache_path, new_cache)),
-                        Err(message) => diagnostics.push(Diagnostic::warning(message, None)),
-                    }
-                }
+            let committed = writer.commit().map_err(|err| {
+                gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
+            })?;
+            let new_cache = Arc::new(cache::BuildCache {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                inputs: built.previous.inputs_hash,
+                summary: built.summary,
+                diagnostics: gathered.0.clone(),
+                outputs: updated_outputs(
+                    built.previous.cache,
+                    &planned,
+                    &built.fingerprints,
+                    &built.kept,
+                    &committed,
+                ),
+            });
+            if let Some(message) = saved.save(built.previous.cache_path, new_cache) {
+                gathered.0.push(Diagnostic::warning(message, None));
             }
             Ok(committed.stats)
         },
     );
-    let write = write?;
-    timings.mark("write");
-    Ok(BuildReport {
-        authors: summary.authors,
-        papers: summary.papers,
-        shared_papers: summary.shared_papers,
-        pages: page_count,
-        files: file_count,
-        write,
-        diagnostics,
-        duration: started.elapsed(),
-        output,
-    })
-}
-
-/// The cache's outputs after a build: the previous entries of the outputs kept as they
-/// were, and the new fingerprint and file state of the others. The previous map is
-/// updated in place when this build holds the only reference to it (a rebuild usually
-/// changes a few hundred of tens of thousands of entries).
-fn updated_outputs(
-    previous: Option<Arc<cache::BuildCache>>,
-    outputs: &[crate::plan::PlannedOutput],
-    fingerprints: &[u64],
-    unchanged: &[bool],
-    committed: &Committed,
-) -> std::collections::HashMap<String, cache::OutputState> {
-    let entry = |i: usize, file: FileState| cache::OutputState {
-        fingerprint: fingerprints[i],
-        file,
-    };
-    match previous.map(Arc::try_unwrap) {
-        Some(Ok(previous)) => {
-            let mut map = previous.outputs;
-            let mut without_state = 0;
-            for (i, o) in outputs.iter().enumerate().filter(|(i, _)| !unchanged[*i]) {
-                match committed.states.get(&o.path) {
-                    Some(state) => match map.get_mut(&o.path) {
-                        Some(old) => *old = entry(i, *state),
-                        None => {
-                            map.insert(o.path.clone(), entry(i, *state));
-                        }
-                    },
-                    None => {
-                        map.remove(&o.path);
-                        without_state += 1;
-                    }
-                }
-            }
-            // Entries of outputs this build no longer has.
-            if map.len() != outputs.len() - without_state {
-                let planned: HashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
-                map.retain(|path, _| planned.contains(path.as_str()));
-            }
-            map
-        }
-        previous => {
-            let previous = previous.and_then(Result::err);
-            outputs
-                .par_iter()
-                .enumerate()
-                .filter_map(|(i, o)| {
-                    let kept = previous.as_ref().and_then(|c| c.outputs.get(&o.path));
-                    let state = match kept {
-                        Some(state) if unchanged[i] => Some(state.file),
-                        _ => committed.states.get(&o.path).copied(),
-                    };
-                    state.map(|file| (o.path.clone(), entry(i, file)))
-                })
-                .collect()
-        }
-    }
-}
-
-/// The outputs the cache lists whose file is still as the last build left it.
-fn intact_outputs(output: &Path, cache: &cache::BuildCache) -> HashSet<String> {
-    let root = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
-    cache
-        .outputs
-        .iter()
-        .filter(|(path, state)| {
-            FileState::of(&root.join(path)).is_some_and(|actual| state.file.admits(&actual))
-        })
-        .map(|(path, _)| path.clone())
-        .collect()
-}
-
-/// Whether every output file the cache lists is still as the last build left it, and
-/// the output folder's manifest is there.
-fn outputs_intact(output: &Path, cache: &cache::BuildCache) -> bool {
-    output.join(crate::output::MANIFEST).is_file()
-        && cache.outputs.par_iter().all(|(path, state)| {
-            FileState::of(&output.join(path)).is_some_and(|actual| state.file.admits(&actual))
-        })
+    Ok((write?, gathered.0))
 }
 
 /// Per-stage wall times on stderr when `PROFILEGEN_TIMINGS` is set, for benchmarking.
@@ -575,35 +454,7 @@ impl Timings {
     }
 }
 
-/// Sorts the diagnostics; with `--strict`, any of them fails the build.
-fn sorted_and_strict(
-    strict: bool,
-    mut diagnostics: Vec<Diagnostic>,
-) -> Result<Vec<Diagnostic>, BuildFailure> {
-    sort_diagnostics(&mut diagnostics);
-    if strict && !diagnostics.is_empty() {
-        let n = diagnostics.len();
-        return Err(BuildFailure {
-            reason: format!("--strict: {n} diagnostic{}", plural(n)),
-            diagnostics,
-        });
-    }
-    Ok(diagnostics)
-}
-
-/// Files first (by path, line, column), then file-less messages.
-fn sort_diagnostics(diagnostics: &mut [Diagnostic]) {
-    diagnostics.sort_by(|a, b| {
-        let key = |d: &Diagnostic| {
-            d.location
-                .as_ref()
-                .map(|l| (0, l.path.clone(), l.line, l.column))
-                .unwrap_or((1, PathBuf::new(), 0, 0))
-        };
-        key(a).cmp(&key(b)).then_with(|| a.message.cmp(&b.message))
-    });
-}
-
+/// A progress bar for rendering, on a terminal and for large sites only.
 fn progress_bar(enabled: bool, len: u64) -> ProgressBar {
     if !enabled || len < 2000 {
         return ProgressBar::hidden();

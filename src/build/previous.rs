@@ -1,0 +1,201 @@
+//! The cache decision: what the last build into the same output folder left, whether
+//! the site is unchanged since, and which outputs can be kept as they are.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use rayon::prelude::*;
+
+use super::cache::{self, BuildCache, OutputState};
+use super::memo::SavedCache;
+use super::BuildOptions;
+use crate::output::{Committed, FileState, OutputWriter, MANIFEST};
+use crate::plan::PlannedOutput;
+
+/// What the last successful build into this output folder left, as far as this build
+/// may rely on it.
+pub(super) struct PreviousBuild {
+    /// Where this build's cache is saved.
+    pub cache_path: PathBuf,
+    /// The hash of every input and output-shaping option of this build.
+    pub inputs_hash: u64,
+    /// The last build's cache, unless there is none, it is unreadable or the build is
+    /// forced (or only checks).
+    pub cache: Option<Arc<BuildCache>>,
+    /// Whether this process saved that cache itself, so that it describes the output
+    /// folder without a look at its files (files changed by hand while a long-running
+    /// build runs are repaired by the next one-off build, which checks every file).
+    trusted: bool,
+}
+
+impl PreviousBuild {
+    /// The last build's cache: the memo's, if this process saved it for the same
+    /// output folder, else the one on disk.
+    pub fn find(
+        options: &BuildOptions,
+        output: &Path,
+        inputs_hash: u64,
+        saved: &mut SavedCache,
+    ) -> PreviousBuild {
+        let cache_path = cache::cache_file(&options.root, output);
+        let mut trusted = false;
+        let cache = if options.write && !options.force {
+            match saved.cache.take() {
+                Some((path, cache)) if path == cache_path => {
+                    trusted = output.join(MANIFEST).is_file();
+                    Some(cache)
+                }
+                _ => cache::load(&cache_path).map(Arc::new),
+            }
+        } else {
+            None
+        };
+        PreviousBuild {
+            cache_path,
+            inputs_hash,
+            cache,
+            trusted,
+        }
+    }
+
+    /// The last build's cache, if nothing changed since: the same inputs, and every
+    /// output file as that build left it.
+    pub fn unchanged_site(&self, output: &Path) -> Option<&Arc<BuildCache>> {
+        self.cache
+            .as_ref()
+            .filter(|cache| cache.inputs == self.inputs_hash && outputs_intact(output, cache))
+    }
+
+    /// Starts finding which outputs are still as the last build left them, on another
+    /// thread (it runs while the sources are linked and planned). `None` when there is
+    /// nothing to check: no cache, or one this process saved itself.
+    pub fn check_outputs(&self, output: &Path) -> Option<JoinHandle<HashSet<String>>> {
+        let cache = self.cache.as_ref().filter(|_| !self.trusted)?;
+        let (cache, output) = (Arc::clone(cache), output.to_path_buf());
+        Some(std::thread::spawn(move || intact_outputs(&output, &cache)))
+    }
+}
+
+/// Which outputs a build keeps as they are: those whose fingerprint is the one the last
+/// build recorded and whose file is as that build left it.
+pub(super) struct KeptOutputs<'b> {
+    /// The last build's cache (none: everything is rendered).
+    pub cache: Option<&'b BuildCache>,
+    /// The outputs found intact on disk; `None` when the cache is trusted as it is.
+    pub intact: Option<HashSet<String>>,
+}
+
+impl KeptOutputs<'_> {
+    /// For each of `outputs`, whether it is kept; the kept ones are recorded with
+    /// `writer` (so that they are not removed as stale).
+    pub fn mark(
+        &self,
+        outputs: &[PlannedOutput],
+        fingerprints: &[u64],
+        writer: Option<&OutputWriter>,
+    ) -> Vec<bool> {
+        let (Some(cache), Some(writer)) = (self.cache, writer) else {
+            return vec![false; fingerprints.len()];
+        };
+        let kept: Vec<bool> = outputs
+            .par_iter()
+            .zip(fingerprints)
+            .map(|(o, fingerprint)| {
+                cache
+                    .outputs
+                    .get(&o.path)
+                    .is_some_and(|state| state.fingerprint == *fingerprint)
+                    && self
+                        .intact
+                        .as_ref()
+                        .is_none_or(|set| set.contains(o.path.as_str()))
+            })
+            .collect();
+        let kept_paths = outputs.iter().zip(&kept).filter(|(_, k)| **k);
+        writer.keep_all(kept_paths.map(|(o, _)| o.path.as_str()));
+        kept
+    }
+}
+
+/// The cache's outputs after a build: the previous entries of the outputs kept as they
+/// were, and the new fingerprint and file state of the others. The previous map is
+/// updated in place when this build holds the only reference to it (a rebuild usually
+/// changes a few hundred of tens of thousands of entries).
+pub(super) fn updated_outputs(
+    previous: Option<Arc<BuildCache>>,
+    outputs: &[PlannedOutput],
+    fingerprints: &[u64],
+    kept: &[bool],
+    committed: &Committed,
+) -> HashMap<String, OutputState> {
+    let entry = |i: usize, file: FileState| OutputState {
+        fingerprint: fingerprints[i],
+        file,
+    };
+    match previous.map(Arc::try_unwrap) {
+        Some(Ok(previous)) => {
+            let mut map = previous.outputs;
+            let mut without_state = 0;
+            for (i, o) in outputs.iter().enumerate().filter(|(i, _)| !kept[*i]) {
+                match committed.states.get(&o.path) {
+                    Some(state) => match map.get_mut(&o.path) {
+                        Some(old) => *old = entry(i, *state),
+                        None => {
+                            map.insert(o.path.clone(), entry(i, *state));
+                        }
+                    },
+                    None => {
+                        map.remove(&o.path);
+                        without_state += 1;
+                    }
+                }
+            }
+            // Entries of outputs this build no longer has.
+            if map.len() != outputs.len() - without_state {
+                let planned: HashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
+                map.retain(|path, _| planned.contains(path.as_str()));
+            }
+            map
+        }
+        previous => {
+            let previous = previous.and_then(Result::err);
+            outputs
+                .par_iter()
+                .enumerate()
+                .filter_map(|(i, o)| {
+                    let previous_entry = previous.as_ref().and_then(|c| c.outputs.get(&o.path));
+                    let state = match previous_entry {
+                        Some(state) if kept[i] => Some(state.file),
+                        _ => committed.states.get(&o.path).copied(),
+                    };
+                    state.map(|file| (o.path.clone(), entry(i, file)))
+                })
+                .collect()
+        }
+    }
+}
+
+/// The outputs the cache lists whose file is still as the last build left it.
+fn intact_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
+    let root = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
+    cache
+        .outputs
+        .iter()
+        .filter(|(path, state)| {
+            FileState::of(&root.join(path)).is_some_and(|actual| state.file.admits(&actual))
+        })
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+/// Whether every output file the cache lists is still as the last build left it, and
+/// the output folder's manifest is there.
+fn outputs_intact(output: &Path, cache: &BuildCache) -> bool {
+    output.join(MANIFEST).is_file()
+        && cache.outputs.par_iter().all(|(path, state)| {
+            FileState::of(&output.join(path)).is_some_and(|actual| state.file.admits(&actual))
+        })
+}
