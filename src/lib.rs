@@ -7,7 +7,8 @@
 //!    [`taxonomy`], [`tex`] (TeX to HTML/MathML and plain text, and HTML escaping),
 //!    [`cite`] (BibTeX, RIS, CSL-JSON) and [`coauthor_graph`] (the co-author SVG);
 //! 2. reading sources: [`sources`] reads a site root with [`config`], [`records`] and
-//!    [`content`];
+//!    [`content`], skipping what [`ignore`] says is not part of a site (hidden,
+//!    temporary and editor files: the one rule the watcher follows too);
 //! 3. link: [`graph`] links record files into one [`graph::SiteGraph`];
 //! 4. plan: [`plan`] decides every output, its URL and its (small) context;
 //! 5. render: [`render`] renders the planned outputs with Tera, in parallel;
@@ -26,6 +27,7 @@ pub mod content;
 pub mod diagnostics;
 pub mod graph;
 pub mod hash;
+pub mod ignore;
 pub mod init;
 pub mod live;
 pub mod normalize;

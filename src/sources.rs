@@ -14,6 +14,7 @@ use crate::config::{parse_config, SiteConfig, CONFIG_FILE};
 use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::hash::content_hash;
+use crate::ignore;
 use crate::records::{parse_record_file, RecordFile};
 use crate::reuse::Reuse;
 use crate::slug::slugify;
@@ -227,13 +228,12 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()))
+        .filter_entry(|entry| !ignore::is_ignored_entry(entry))
     {
         match entry {
             Ok(entry) => {
                 let is_txt = entry.path().extension().is_some_and(|e| e == "txt");
-                let hidden = entry.file_name().to_string_lossy().starts_with('.');
-                if entry.file_type().is_file() && is_txt && !hidden {
+                if entry.file_type().is_file() && is_txt {
                     paths.push(entry.into_path());
                 }
             }
@@ -308,7 +308,8 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
 }
 
 /// `(file stem, path shown in diagnostics, text)` of every `*.md` directly under
-/// `<root>/<dir>`; records each file's hash, and diagnostics for unreadable ones.
+/// `<root>/<dir>` that is part of the site ([`crate::ignore`]); records each file's
+/// hash, and diagnostics for unreadable ones.
 fn read_markdown(root: &Path, dir: &str, input: &mut SiteInput) -> Vec<(String, PathBuf, String)> {
     let mut out = Vec::new();
     let Ok(entries) = fs::read_dir(root.join(dir)) else {
@@ -316,6 +317,7 @@ fn read_markdown(root: &Path, dir: &str, input: &mut SiteInput) -> Vec<(String, 
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(Result::ok)
+        .filter(|e| !ignore::is_ignored_file(&e.file_name()))
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "md") && p.is_file())
         .collect();
@@ -353,8 +355,9 @@ fn read_markdown(root: &Path, dir: &str, input: &mut SiteInput) -> Vec<(String, 
     out
 }
 
-/// Every file under `dir` as `(relative path with /, bytes)`, skipping hidden and editor
-/// temporary files (whether a path is safe to write is the output stage's rule).
+/// Every file under `dir` as `(relative path with /, bytes)`, skipping the files that
+/// are not part of the site ([`crate::ignore`]; whether a path is safe to write is the
+/// output stage's rule).
 fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     if !dir.is_dir() {
@@ -363,9 +366,7 @@ fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Ve
     for entry in walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0 || !is_hidden(e.file_name()) || e.file_name() == ".well-known"
-        })
+        .filter_entry(|entry| !ignore::is_ignored_entry(entry))
         .filter_map(Result::ok)
     {
         if !entry.file_type().is_file() {
@@ -379,10 +380,6 @@ fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Ve
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let relative = relative.join("/");
-        let name = entry.file_name().to_string_lossy();
-        if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
-            continue;
-        }
         match fs::read(entry.path()) {
             Ok(bytes) => files.push((relative, bytes)),
             Err(err) => diagnostics.push(Diagnostic::error(
@@ -394,20 +391,19 @@ fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Ve
     files
 }
 
-/// Hidden files and folders (`.git`, `.DS_Store`, editor swap files) are not part of a
-/// site.
-fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    name.to_string_lossy().starts_with('.')
-}
-
-/// Reads a site's template overrides: every file under `dir`, named by its path
-/// relative to `dir` with `/` separators. A missing folder means no overrides.
+/// Reads a site's template overrides: every file under `dir` that is part of the site
+/// ([`crate::ignore`]), named by its path relative to `dir` with `/` separators. A
+/// missing folder means no overrides.
 pub fn read_template_overrides(dir: &Path) -> Result<Vec<(String, String)>, Diagnostic> {
     let mut overrides = Vec::new();
     if !dir.is_dir() {
         return Ok(overrides);
     }
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+    let entries = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| !ignore::is_ignored_entry(entry));
+    for entry in entries {
         let entry = entry.map_err(|err| {
             Diagnostic::error(
                 format!("cannot read templates folder {}: {err}", dir.display()),
@@ -425,9 +421,6 @@ pub fn read_template_overrides(dir: &Path) -> Result<Vec<(String, String)>, Diag
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join("/");
-        if name.starts_with('.') || name.ends_with('~') || name.ends_with(".swp") {
-            continue;
-        }
         let source = std::fs::read_to_string(entry.path()).map_err(|err| {
             Diagnostic::error(
                 format!("cannot read template {}: {err}", entry.path().display()),

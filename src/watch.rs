@@ -10,8 +10,9 @@
 //!    window, which pairs the two halves of a rename and drops duplicate creates.
 //! 2. **Bursts.** [`SiteWatcher::next_batch`] drops what can never matter: read-only
 //!    access events (inotify reports every `open`, so the build's own reads would
-//!    otherwise trigger the next build), editor and OS temporary files ([`is_ignored`]),
-//!    the [`WatchOptions::ignore`] folders and files outside the site's parts
+//!    otherwise trigger the next build), the files that are not part of the site (hidden,
+//!    editor and OS temporary files: [`crate::ignore`], the rule the build reads by), the
+//!    [`WatchOptions::ignore`] folders and files outside the site's parts
 //!    ([`site_part`]). Every other event marks its path dirty. A burst ends once no
 //!    such event came for [`WatchOptions::debounce`].
 //! 3. **Diff.** The dirty paths are then compared with a snapshot of every site file's
@@ -51,6 +52,7 @@ use notify_debouncer_full::{
 };
 
 use crate::config::CONFIG_FILE;
+use crate::ignore;
 use crate::sources::{AUTHORS_DIR, PAGES_DIR, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 
 /// Default for [`WatchOptions::debounce`].
@@ -180,69 +182,6 @@ fn normal_relative(rel: &Path) -> Option<PathBuf> {
         }
     }
     Some(out)
-}
-
-/// Editor and OS temporary files that never trigger a rebuild: `*.swp`, `*.swx`, `*.swo`, `*~`, `.#*`,
-/// `#*#`, `4913` (vim's write test), JetBrains `___jb_tmp___`/`___jb_old___`, `*.tmp`, `.DS_Store`, `*.crdownload`/`*.part`,
-/// anything inside a hidden folder (`.git`, `.profilegen`), and our own `*.profilegen-tmp`.
-///
-/// `.well-known` is the one hidden folder that is not skipped: it is a standard web
-/// path (`security.txt`, ACME challenges) that a site ships from `static/`.
-///
-/// Also ignored, being just as surely temporary: vim's `*.swn`, Kate's `*.kate-swp`,
-/// JetBrains' `___jb_bak___`, GNOME's `.goutputstream-*` (gedit's save-by-rename) and
-/// Chrome's `*.crswap`. Suffixes are compared ignoring ASCII case.
-///
-/// Pass a path relative to the site root, as the watcher does: with an absolute path, a
-/// hidden folder above the root (such as `/tmp/.tmpXYZ`) makes everything ignored.
-pub fn is_ignored(path: &Path) -> bool {
-    let mut components = path.components().peekable();
-    while let Some(component) = components.next() {
-        let Component::Normal(name) = component else {
-            continue;
-        };
-        if components.peek().is_some() {
-            if is_hidden_folder(name) {
-                return true;
-            }
-        } else {
-            return is_temporary_name(name);
-        }
-    }
-    false
-}
-
-/// Whether a folder is hidden (`.git`, `.profilegen`, ...), and so skipped whole.
-fn is_hidden_folder(name: &OsStr) -> bool {
-    name.to_string_lossy().starts_with('.') && name != ".well-known"
-}
-
-/// Whether a file name is an editor's or the OS's temporary file.
-fn is_temporary_name(name: &OsStr) -> bool {
-    let name = name.to_string_lossy();
-    let lower = name.to_ascii_lowercase();
-    const SUFFIXES: [&str; 13] = [
-        ".swp",
-        ".swx",
-        ".swo",
-        ".swn",
-        ".kate-swp",
-        ".tmp",
-        ".crdownload",
-        ".part",
-        ".crswap",
-        ".profilegen-tmp",
-        "__jb_tmp___",
-        "__jb_old___",
-        "__jb_bak___",
-    ];
-    name.ends_with('~')
-        || name.starts_with(".#")
-        || (name.len() >= 2 && name.starts_with('#') && name.ends_with('#'))
-        || name == "4913"
-        || lower == ".ds_store"
-        || name.starts_with(".goutputstream-")
-        || SUFFIXES.iter().any(|suffix| lower.ends_with(suffix))
 }
 
 /// Options for [`SiteWatcher::start`].
@@ -640,7 +579,7 @@ impl State {
         let Some(first) = rel.components().next() else {
             return; // the root itself
         };
-        if is_ignored(&rel) || self.is_excluded(&rel) {
+        if ignore::is_ignored(&rel) || self.is_excluded(&rel) {
             return;
         }
         let top = TOP_DIRS
@@ -805,7 +744,7 @@ impl State {
     /// ignored files and excluded folders. Follows symlinks, as the build does.
     fn walk(&self, rel: &Path, out: &mut BTreeMap<PathBuf, Option<Stamp>>) {
         let start = self.watched_root.join(rel);
-        if is_ignored(&rel.join("_")) || !start.is_dir() {
+        if ignore::is_in_ignored_folder(rel) || !start.is_dir() {
             return; // inside (or itself) a hidden folder, such as a `.git` just created
         }
         let entries = walkdir::WalkDir::new(&start)
@@ -815,10 +754,7 @@ impl State {
                 let Ok(rel) = entry.path().strip_prefix(&self.watched_root) else {
                     return false;
                 };
-                let hidden_dir = entry.depth() > 0
-                    && entry.file_type().is_dir()
-                    && is_hidden_folder(entry.file_name());
-                !hidden_dir && !self.is_excluded(rel)
+                !ignore::is_ignored_entry(entry) && !self.is_excluded(rel)
             });
         for entry in entries.flatten() {
             if !entry.file_type().is_file() {
@@ -827,7 +763,7 @@ impl State {
             let Ok(rel) = entry.path().strip_prefix(&self.watched_root) else {
                 continue;
             };
-            if is_ignored(rel) || classify(rel) == SitePart::Other {
+            if classify(rel) == SitePart::Other {
                 continue;
             }
             let stamp = entry.metadata().ok().and_then(|meta| Stamp::of(&meta));
@@ -1041,59 +977,6 @@ mod tests {
     }
 
     #[test]
-    fn ignored_names() {
-        let ignored = [
-            "content/records/.x.txt.swp",
-            "x.swx",
-            "x.swo",
-            "x.swn",
-            "notes.md~",
-            ".#notes.md",
-            "#notes.md#",
-            "content/records/4913",
-            "templates/base.html___jb_tmp___",
-            "templates/base.html___jb_old___",
-            "templates/base.html___jb_bak___",
-            "a.tmp",
-            "A.TMP",
-            ".DS_Store",
-            "static/.ds_store",
-            "paper.pdf.crdownload",
-            "paper.pdf.part",
-            ".git/config",
-            "content/.git/HEAD",
-            ".profilegen/cache.bin",
-            "static/.hidden/a.css",
-            "public/index.html.profilegen-tmp",
-            "notes.md.kate-swp",
-            ".goutputstream-ABC123",
-            "x.crswap",
-        ];
-        for name in ignored {
-            assert!(is_ignored(Path::new(name)), "{name} should be ignored");
-        }
-        let kept = [
-            "a.txt",
-            "notes.md",
-            "4913.txt",
-            "style.css",
-            "content/records/a.txt",
-            "static/.htaccess",
-            "static/.well-known/security.txt",
-            "content/records/49130",
-            "swp",
-            "#",
-            "tmp.txt",
-            "partner.txt",
-            "./content/pages/about.md",
-            "",
-        ];
-        for name in kept {
-            assert!(!is_ignored(Path::new(name)), "{name} should not be ignored");
-        }
-    }
-
-    #[test]
     fn site_parts() {
         let root = Path::new("/site");
         let cases = [
@@ -1210,6 +1093,28 @@ mod tests {
         assert!(all
             .iter()
             .all(|c| c.kind == ChangeKind::Created && c.path.starts_with(&sub)));
+    }
+
+    #[test]
+    fn files_the_build_skips_are_no_changes() {
+        let dir = site();
+        let root = dir.path();
+        let watcher = start(robust(root));
+        let static_dir = root.join("static");
+        fs::create_dir_all(static_dir.join("css")).expect("mkdir");
+        for name in ["x.tmp", "X.TMP", ".htaccess", ".DS_Store", "css/.hidden"] {
+            fs::write(static_dir.join(name), "not part of the site").expect("write");
+        }
+        fs::write(static_dir.join("css/x.css"), "a {}").expect("write");
+
+        let batch = first_batch(&watcher);
+        assert_eq!(
+            batch,
+            vec![change(root, "static/css/x.css", ChangeKind::Created)]
+        );
+        fs::write(static_dir.join("x.tmp"), "edited").expect("write");
+        fs::write(static_dir.join(".htaccess"), "edited").expect("write");
+        assert_quiet(&watcher);
     }
 
     #[test]

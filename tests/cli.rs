@@ -254,6 +254,53 @@ fn template_override_by_file_name() {
 }
 
 #[test]
+fn hidden_temporary_and_editor_files_are_not_part_of_the_site() {
+    let site = Site::seeds();
+    site.file("static/css/keep.css", "a { color: red }");
+    site.file("content/pages/about.md", "About us.\n");
+    site.build();
+    let before = site.output_tree();
+    assert!(before.iter().any(|(path, _)| path == "css/keep.css"));
+
+    // What the watcher never reacts to, the build never reads.
+    site.file("static/x.tmp", "half a download");
+    site.file("static/X.TMP", "half a download");
+    site.file("static/.htaccess", "Deny from all");
+    site.file("static/css/keep.css~", "a backup");
+    site.file("static/css/.DS_Store", b"\0\0\0\x01Bud1\xff\xfe\x80");
+    site.file("static/paper.pdf.crdownload", "partial");
+    site.file("static/4913", "");
+    site.file("static/#notes.txt#", "autosave");
+    site.file("content/records/.#lock.txt", "not a record");
+    site.file("content/pages/.draft.md", "# Draft\n");
+    site.file("content/pages/about.md.swp", "swap");
+    site.file("content/authors/.zhongbo-zhu.md", "Hidden bio.\n");
+    // Garbage bytes where a template would be, and a file that is not valid Tera.
+    site.file("templates/macros/.DS_Store", b"\0\0\0\x01Bud1\xff\xfe{% if");
+    site.file("templates/macros/paper_item.html.tmp", "{% if %}");
+    site.file("templates/paper.html___jb_old___", "{{ broken");
+    site.file("templates/.idea/workspace.xml", "{% endblock %}");
+
+    let run = site.run(&["build", "--force"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for name in [
+        ".DS_Store",
+        "x.tmp",
+        ".draft",
+        ".zhongbo-zhu",
+        "___jb_old___",
+    ] {
+        assert!(!run.stderr.contains(name), "{name}: {}", run.stderr);
+    }
+    let after = site.output_tree();
+    let paths = |tree: &[(String, Vec<u8>)]| -> Vec<String> {
+        tree.iter().map(|(path, _)| path.clone()).collect()
+    };
+    assert_eq!(paths(&after), paths(&before));
+    assert!(after == before, "the same bytes as without those files");
+}
+
+#[test]
 fn fragment_templates_rendered_once_can_be_overridden() {
     let site = Site::seeds();
     site.file(

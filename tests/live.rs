@@ -334,6 +334,48 @@ fn build_watch_regenerates_and_ignores_editor_files() {
 }
 
 #[test]
+fn build_watch_ignores_the_files_a_build_skips() {
+    let site = Site::seeds();
+    site.file("static/keep.css", "a {}");
+    let mut watch = Running::start(&site, &["build", "--watch"]);
+    watch.wait_for("Watching", WAIT);
+
+    // Created, then edited: neither triggers a rebuild, as a build never reads them.
+    let skipped = [
+        "static/x.tmp",
+        "static/.htaccess",
+        "static/css/.DS_Store",
+        "templates/macros/.DS_Store",
+        "content/pages/.draft.md",
+    ];
+    for (round, text) in ["first", "edited"].into_iter().enumerate() {
+        for path in skipped {
+            site.file(path, format!("{text} \u{0}\u{1}"));
+        }
+        let lines = watch.lines_within(Duration::from_millis(1500));
+        assert!(
+            lines
+                .iter()
+                .all(|l| !l.contains("files written") && !l.contains("build failed")),
+            "round {round}: {lines:?}"
+        );
+    }
+    assert!(!site.public().join("x.tmp").exists());
+
+    // A file that is part of the site still does.
+    site.file("static/css/seen.css", "b {}");
+    let line = watch.wait_for("files written", WAIT);
+    assert!(line.contains("static/css/seen.css added"), "{line}");
+    assert!(
+        !line.contains("x.tmp") && !line.contains(".DS_Store"),
+        "{line}"
+    );
+    assert_eq!(site.output("css/seen.css"), "b {}");
+    assert!(!site.public().join("x.tmp").exists());
+    assert!(!site.public().join(".htaccess").exists());
+}
+
+#[test]
 fn build_watch_reads_a_reported_file_that_kept_its_size_and_time() {
     let site = Site::seeds();
     let path = site.root().join("content/records/kept.txt");
