@@ -552,24 +552,12 @@ fn safe_key(key: &str) -> String {
 }
 
 /// The URL on one line, with characters that a URL may not contain percent-encoded
-/// (space, `" < > \ ^ { | }`, backquote, controls, non-ASCII as UTF-8). Safe verbatim in
+/// (space, `" < > \ ^ { | }`, backquote, controls: [`crate::url::NOT_IN_URL`]; and
+/// non-ASCII, as UTF-8), with uppercase hex digits; `%` stays as it is. Safe verbatim in
 /// BibTeX.
 fn clean_url(url: &str) -> String {
     let url = clean_text(url);
-    let mut out = String::with_capacity(url.len());
-    let mut buf = [0u8; 4];
-    for c in url.chars() {
-        let allowed = c.is_ascii_graphic()
-            && !matches!(c, '"' | '<' | '>' | '\\' | '^' | '`' | '{' | '|' | '}');
-        if allowed {
-            out.push(c);
-        } else {
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(&url, crate::url::NOT_IN_URL).to_string()
 }
 
 fn ris_line(out: &mut String, tag: &str, value: &str) {

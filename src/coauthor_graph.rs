@@ -49,6 +49,10 @@
 use std::f64::consts::PI;
 use std::fmt::Write as _;
 
+use percent_encoding::{percent_encode_byte, utf8_percent_encode};
+
+use crate::url::NOT_IN_URL;
+
 /// The most co-authors drawn; the rest are summarized by one "+ N more" node.
 pub const MAX_NODES: usize = 24;
 
@@ -702,14 +706,11 @@ fn text_width(text: &str) -> f64 {
 /// first segment has a colon (which would read as a scheme) gets a leading `./`.
 fn clean_href(href: &str) -> String {
     let href = href.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_control());
-    // The usual link (`../../authors/x/index.html`) has nothing to encode.
-    let plain = href.bytes().all(|b| {
-        b.is_ascii_graphic()
-            && !matches!(
-                b,
-                b'%' | b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
-            )
-    });
+    // The usual link (`../../authors/x/index.html`) has nothing to encode: ASCII without
+    // `%`, it comes out of the encoder whole, as one piece.
+    let plain = href.is_ascii()
+        && !href.contains('%')
+        && utf8_percent_encode(href, NOT_IN_URL).next() == Some(href);
     let mut out = if plain {
         href.to_string()
     } else {
@@ -728,30 +729,39 @@ fn clean_href(href: &str) -> String {
     out
 }
 
-/// `href` with the characters [`clean_href`] encodes percent-encoded.
+/// `href` with the characters [`clean_href`] encodes percent-encoded, as UTF-8 with
+/// uppercase hex digits: the ASCII ones in [`NOT_IN_URL`] and the non-ASCII white space
+/// and [`forbidden`] characters by `utf8_percent_encode`, and a `%` that does not start
+/// an escape as `%25`. Other non-ASCII characters stay readable.
 fn percent_encoded(href: &str) -> String {
-    let bytes = href.as_bytes();
     let mut out = String::with_capacity(href.len());
+    // `href[run..]` is not written yet; its ASCII characters other than `%` and its
+    // non-ASCII characters to encode go to `utf8_percent_encode` in one piece.
+    let mut run = 0;
     for (i, c) in href.char_indices() {
-        let encode = match c {
-            '%' => {
-                !(bytes.len() > i + 2
-                    && bytes[i + 1].is_ascii_hexdigit()
-                    && bytes[i + 2].is_ascii_hexdigit())
-            }
-            '"' | '<' | '>' | '\\' | '^' | '`' | '{' | '|' | '}' => true,
-            _ => c.is_whitespace() || forbidden(c),
+        let kept_as_is = match c {
+            '%' => starts_escape(&href[i..]),
+            // Left in the run, for the encoder.
+            _ if c.is_ascii() || c.is_whitespace() || forbidden(c) => continue,
+            _ => true,
         };
-        if encode {
-            let mut buf = [0; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                let _ = write!(out, "%{b:02X}");
-            }
-        } else {
+        out.extend(utf8_percent_encode(&href[run..i], NOT_IN_URL));
+        if kept_as_is {
             out.push(c);
+        } else {
+            out.push_str(percent_encode_byte(b'%'));
         }
+        run = i + c.len_utf8();
     }
+    out.extend(utf8_percent_encode(&href[run..], NOT_IN_URL));
     out
+}
+
+/// Whether `text`, which starts with `%`, starts with a percent escape (`%` and two hex
+/// digits).
+fn starts_escape(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() > 2 && bytes[1].is_ascii_hexdigit() && bytes[2].is_ascii_hexdigit()
 }
 
 /// `text` escaped for HTML/XML text and attribute values.
@@ -1027,6 +1037,15 @@ mod tests {
         assert_eq!(clean_href(" ../a b/\n"), "../a%20b/");
         assert_eq!(clean_href("../ü/%C3%BC%zz"), "../ü/%C3%BC%25zz");
         assert_eq!(clean_href("a\"<>\\^`{|}"), "a%22%3C%3E%5C%5E%60%7B%7C%7D");
+        assert_eq!(clean_href("%41%4%"), "%41%254%25");
+        assert_eq!(clean_href("a\u{7F}b\u{1}c"), "a%7Fb%01c");
+        // Non-ASCII stays readable, but for white space, controls and noncharacters.
+        assert_eq!(clean_href("é\u{A0}ü\u{85}x"), "é%C2%A0ü%C2%85x");
+        assert_eq!(
+            clean_href("x\u{3000}y\u{FDD0}z\u{1FFFF}"),
+            "x%E3%80%80y%EF%B7%90z%F0%9F%BF%BF"
+        );
+        assert_eq!(clean_href("ü%zz ü"), "ü%25zz%20ü");
         assert_eq!(clean_href(":x"), "./:x");
         assert_eq!(clean_href("1a:b/c"), "./1a:b/c");
         assert_eq!(clean_href("a/b:c"), "a/b:c");

@@ -5,7 +5,8 @@
 //!
 //! 1. shared leaves: [`hash`], [`reuse`], [`diagnostics`], [`normalize`], [`slug`],
 //!    [`taxonomy`], [`tex`] (TeX to HTML/MathML and plain text, and HTML escaping),
-//!    [`cite`] (BibTeX, RIS, CSL-JSON) and [`coauthor_graph`] (the co-author SVG);
+//!    [`url`] (percent-encoding), [`cite`] (BibTeX, RIS, CSL-JSON) and
+//!    [`coauthor_graph`] (the co-author SVG);
 //! 2. reading sources: [`sources`] reads a site root with [`config`], [`records`] and
 //!    [`content`], skipping what [`ignore`] says is not part of a site (hidden,
 //!    temporary and editor files: the one rule the watcher follows too);
@@ -41,4 +42,5 @@ pub mod slug;
 pub mod sources;
 pub mod taxonomy;
 pub mod tex;
+pub mod url;
 pub mod watch;

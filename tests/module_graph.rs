@@ -20,6 +20,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "slug",
             "taxonomy",
             "tex",
+            "url",
             "cite",
             "coauthor_graph",
         ],
