@@ -15,7 +15,9 @@ use crate::build::cache::CACHE_DIR;
 use crate::build::BuildMemo;
 use crate::build::{build_with, BuildFailure, BuildOptions, BuildReport};
 use crate::serve::{start_server, LiveReload, ReloadMessage, ServeOptions, ServerHandle};
-use crate::watch::{Change, ChangeKind, SiteWatcher, WatchOptions};
+use crate::watch::{
+    Change, ChangeKind, SiteWatcher, WatchOptions, DEFAULT_DEBOUNCE, DEFAULT_SETTLE,
+};
 
 /// How a watch loop watches.
 #[derive(Debug, Clone)]
@@ -29,11 +31,12 @@ pub struct WatchSettings {
 }
 
 impl Default for WatchSettings {
+    /// Native events, the watcher's [`DEFAULT_DEBOUNCE`] and [`DEFAULT_SETTLE`].
     fn default() -> Self {
         WatchSettings {
             poll: None,
-            debounce: Duration::from_millis(100),
-            settle: Duration::from_millis(150),
+            debounce: DEFAULT_DEBOUNCE,
+            settle: DEFAULT_SETTLE,
         }
     }
 }

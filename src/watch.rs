@@ -55,10 +55,15 @@ use crate::config::CONFIG_FILE;
 use crate::ignore;
 use crate::sources::{AUTHORS_DIR, PAGES_DIR, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 
-/// Default for [`WatchOptions::debounce`].
-pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(150);
-/// Default for [`WatchOptions::settle`].
-pub const DEFAULT_SETTLE: Duration = Duration::from_millis(200);
+/// Default for [`WatchOptions::debounce`], in `serve` and `build --watch` too: long
+/// enough to fold an editor's save (write, rename, swap-file churn) or a copy of many
+/// files into one rebuild, short enough not to be felt.
+pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(100);
+/// Default for [`WatchOptions::settle`], in `serve` and `build --watch` too: long enough
+/// for a copy that pauses between writes, short enough not to be felt. A saved file is
+/// read about 150 to 220 ms after its last write: the settle time, which outlasts the
+/// debounce, plus the raw event window (`RAW_WINDOW`); README.md gives measured figures.
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(150);
 /// A batch is reported at most this long after its first event, even if files are still
 /// being written or events keep coming.
 pub const MAX_BATCH_WAIT: Duration = Duration::from_secs(10);
@@ -195,9 +200,10 @@ pub struct WatchOptions {
     pub ignore: Vec<PathBuf>,
     /// Poll every this often instead of native events (for network/virtual file systems).
     pub poll: Option<Duration>,
-    /// Quiet period that ends a burst (default 150 ms).
+    /// Quiet period that ends a burst ([`DEFAULT_DEBOUNCE`] by default).
     pub debounce: Duration,
-    /// A file is read only once its size and modification time stayed the same for this long (default 200 ms);
+    /// A file is read only once its size and modification time stayed the same for this
+    /// long ([`DEFAULT_SETTLE`] by default);
     /// until then the batch waits (bounded: it waits at most [`MAX_BATCH_WAIT`] after its
     /// first event, and is then reported anyway).
     pub settle: Duration,
@@ -1149,7 +1155,8 @@ mod tests {
         let root = dir.path().to_path_buf();
         let watcher = start(WatchOptions::new(&root));
         let path = root.join("content/records/slow.txt");
-        let (writer, finished) = slow_writer(path.clone(), 7, Duration::from_millis(100));
+        // Writes a third of the settle time apart, within one burst.
+        let (writer, finished) = slow_writer(path.clone(), 7, DEFAULT_SETTLE / 3);
         let batch = first_batch(&watcher);
         let arrived = Instant::now();
         let size = fs::metadata(&path).expect("stat").len();
