@@ -249,43 +249,159 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| files[a].borrow().path.cmp(&files[b].borrow().path));
     let files: Vec<&RecordFile> = order.iter().map(|&i| files[i].borrow()).collect();
-    let mut diagnostics = Vec::new();
 
-    // Authors: one per distinct name key, in order of first file.
-    let mut author_of_key: HashMap<String, usize> = HashMap::new();
-    let mut author_files: Vec<Vec<usize>> = Vec::new();
-    let mut author_keys: Vec<String> = Vec::new();
-    let mut file_author = Vec::with_capacity(files.len());
-    for (file_index, file) in files.iter().enumerate() {
-        let key = name_key(&file.author_name);
-        let author = *author_of_key.entry(key.clone()).or_insert_with(|| {
-            author_files.push(Vec::new());
-            author_keys.push(key);
-            author_files.len() - 1
-        });
-        author_files[author].push(file_index);
-        file_author.push(author);
+    let people = AuthorGroups::of(&files);
+    let mut diagnostics = people.merge_warnings(&files);
+    let title_keys = title_hashes(&files, memo);
+    let groups = group_papers(&files, &title_keys, &people.of_file);
+    let author_slugs = people.slugs(&files);
+    let paper_slugs = paper_slugs(&files, &groups, memo);
+
+    // Authors sorted by slug: map provisional index -> final id; papers likewise.
+    let author_order = sorted_by(&author_slugs);
+    let mut author_id = vec![0; author_order.len()];
+    for (id, &provisional) in author_order.iter().enumerate() {
+        author_id[provisional] = id;
     }
-    for file_indexes in author_files.iter().filter(|f| f.len() > 1) {
-        let first = files[file_indexes[0]];
-        for &other in &file_indexes[1..] {
-            let file = files[other];
-            diagnostics.push(
-                Diagnostic::warning(
-                    format!(
-                        "`{}` is also the author of {}; the files are merged into one author",
-                        file.author_name,
-                        first.path.display()
-                    ),
-                    Some(Location::at_line(&file.path, 1, 1, &file.author_name, 1)),
-                )
-                .with_note("if these are two people, give one of them a distinguishing name"),
-            );
+    let paper_order = sorted_by(&paper_slugs);
+
+    // Assemble papers in parallel; each reports its own disagreements.
+    let assembled: Vec<(Paper, Vec<MergeNote>, Vec<Diagnostic>)> = paper_order
+        .par_iter()
+        .enumerate()
+        .map(|(paper_id, &g)| {
+            let copies = PaperCopies::new(&groups[g], &files);
+            copies.assemble(paper_id, paper_slugs[g].clone(), &author_id)
+        })
+        .collect();
+    let mut merge_notes = Vec::new();
+    let mut papers = Vec::with_capacity(assembled.len());
+    for (paper, mut notes, mut diags) in assembled {
+        papers.push(paper);
+        merge_notes.append(&mut notes);
+        diagnostics.append(&mut diags);
+    }
+
+    let mut authors = people.authors(&files, &author_order, author_slugs, &papers);
+    sort_author_papers(&mut authors, &papers, memo);
+    let coauthors = coauthor_lists(&authors, &papers);
+    for (author, list) in authors.iter_mut().zip(coauthors) {
+        author.coauthors = list;
+    }
+    SiteGraph {
+        authors,
+        papers,
+        merge_notes,
+        diagnostics,
+    }
+}
+
+/// Indexes of `keys`, in the order of the keys.
+fn sorted_by(keys: &[String]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    order
+}
+
+/// The authors: one per distinct name key, in order of first file.
+struct AuthorGroups {
+    /// Each author's files (indexes into the sorted files).
+    files: Vec<Vec<usize>>,
+    /// Each author's name key.
+    keys: Vec<String>,
+    /// Each file's author.
+    of_file: Vec<usize>,
+}
+
+impl AuthorGroups {
+    fn of(files: &[&RecordFile]) -> AuthorGroups {
+        let mut author_of_key: HashMap<String, usize> = HashMap::new();
+        let mut groups = AuthorGroups {
+            files: Vec::new(),
+            keys: Vec::new(),
+            of_file: Vec::with_capacity(files.len()),
+        };
+        for (file_index, file) in files.iter().enumerate() {
+            let key = name_key(&file.author_name);
+            let author = *author_of_key.entry(key.clone()).or_insert_with(|| {
+                groups.files.push(Vec::new());
+                groups.keys.push(key);
+                groups.files.len() - 1
+            });
+            groups.files[author].push(file_index);
+            groups.of_file.push(author);
         }
+        groups
     }
 
-    // Title keys (hashes of the normalized titles), computed in parallel.
-    let title_keys: Vec<Vec<u64>> = files
+    /// A warning for each file merged into the author of an earlier one.
+    fn merge_warnings(&self, files: &[&RecordFile]) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        for file_indexes in self.files.iter().filter(|f| f.len() > 1) {
+            let first = files[file_indexes[0]];
+            for &other in &file_indexes[1..] {
+                let file = files[other];
+                diagnostics.push(
+                    Diagnostic::warning(
+                        format!(
+                            "`{}` is also the author of {}; the files are merged into one author",
+                            file.author_name,
+                            first.path.display()
+                        ),
+                        Some(Location::at_line(&file.path, 1, 1, &file.author_name, 1)),
+                    )
+                    .with_note("if these are two people, give one of them a distinguishing name"),
+                );
+            }
+        }
+        diagnostics
+    }
+
+    /// Each author's slug, from the name in its first file.
+    fn slugs(&self, files: &[&RecordFile]) -> Vec<String> {
+        assign_slugs(
+            self.files
+                .iter()
+                .map(|f| slugify(&files[f[0]].author_name, "author"))
+                .collect(),
+            |i| self.keys[i].clone(),
+        )
+    }
+
+    /// The authors in `order`, each with their papers (in paper order).
+    fn authors(
+        &self,
+        files: &[&RecordFile],
+        order: &[usize],
+        mut slugs: Vec<String>,
+        papers: &[Paper],
+    ) -> Vec<Author> {
+        let mut authors: Vec<Author> = order
+            .iter()
+            .map(|&provisional| Author {
+                slug: std::mem::take(&mut slugs[provisional]),
+                name: files[self.files[provisional][0]].author_name.clone(),
+                key: self.keys[provisional].clone(),
+                files: self.files[provisional]
+                    .iter()
+                    .map(|&f| files[f].path.clone())
+                    .collect(),
+                papers: Vec::new(),
+                coauthors: Vec::new(),
+            })
+            .collect();
+        for (paper_id, paper) in papers.iter().enumerate() {
+            for &author in &paper.authors {
+                authors[author].papers.push(paper_id);
+            }
+        }
+        authors
+    }
+}
+
+/// Title keys (hashes of the normalized titles) of every record, computed in parallel.
+fn title_hashes(files: &[&RecordFile], memo: &LinkMemo) -> Vec<Vec<u64>> {
+    files
         .par_iter()
         .map(|file| {
             file.records
@@ -296,12 +412,18 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
                 })
                 .collect()
         })
-        .collect();
+        .collect()
+}
 
-    // Papers: group records with the same title key and year whose abstracts match.
-    // Records of different (title key, year) never meet, so they are grouped in
-    // parallel by partitions of that key; groups then take the order in which the
-    // records that started them come in the files, as if grouped one by one.
+/// Papers: records with the same title key and year whose abstracts match, grouped.
+/// Records of different (title key, year) never meet, so they are grouped in parallel
+/// by partitions of that key; groups then take the order in which the records that
+/// started them come in the files, as if grouped one by one.
+fn group_papers<'r>(
+    files: &[&'r RecordFile],
+    title_keys: &[Vec<u64>],
+    file_author: &[usize],
+) -> Vec<PaperGroup<'r>> {
     const PARTITIONS: u64 = 16;
     let mut partitions: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PARTITIONS as usize];
     for (file_index, file) in files.iter().enumerate() {
@@ -312,21 +434,16 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
     }
     let mut groups: Vec<PaperGroup> = partitions
         .par_iter()
-        .flat_map_iter(|records| {
-            group_records(records, &files, &title_keys, &file_author).into_iter()
-        })
+        .flat_map_iter(|records| group_records(records, files, title_keys, file_author).into_iter())
         .collect();
     groups.sort_unstable_by_key(|g| (g.copies[0].file, g.copies[0].record));
+    groups
+}
 
-    // Slugs.
-    let author_slugs = assign_slugs(
-        author_files
-            .iter()
-            .map(|f| slugify(&files[f[0]].author_name, "author"))
-            .collect(),
-        |i| author_keys[i].clone(),
-    );
-    let paper_slugs = assign_slugs(
+/// Each paper's slug: its first copy's title and its year, made unique by the paper's
+/// abstract and title keys.
+fn paper_slugs(files: &[&RecordFile], groups: &[PaperGroup], memo: &LinkMemo) -> Vec<String> {
+    assign_slugs(
         groups
             .par_iter()
             .map(|g| {
@@ -345,175 +462,168 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
                 .unwrap_or(0);
             format!("{abstract_key:016x}-{:016x}", g.title_key)
         },
-    );
+    )
+}
 
-    // Authors sorted by slug: map provisional index -> final id.
-    let mut author_order: Vec<usize> = (0..author_keys.len()).collect();
-    author_order.sort_by(|&a, &b| author_slugs[a].cmp(&author_slugs[b]));
-    let mut author_id = vec![0; author_keys.len()];
-    for (id, &provisional) in author_order.iter().enumerate() {
-        author_id[provisional] = id;
-    }
-    let mut paper_order: Vec<usize> = (0..groups.len()).collect();
-    paper_order.sort_by(|&a, &b| paper_slugs[a].cmp(&paper_slugs[b]));
+/// The copies of one paper, with the records they are.
+struct PaperCopies<'g> {
+    group: &'g PaperGroup<'g>,
+    files: &'g [&'g RecordFile],
+    records: Vec<&'g crate::records::Record>,
+}
 
-    // Assemble papers in parallel; each reports its own disagreements.
-    let assembled: Vec<(Paper, Vec<MergeNote>, Vec<Diagnostic>)> = paper_order
-        .par_iter()
-        .enumerate()
-        .map(|(paper_id, &g)| {
-            let group = &groups[g];
-            let copies: Vec<&crate::records::Record> = group
-                .copies
-                .iter()
-                .map(|c| &files[c.file].records[c.record])
-                .collect();
-            let first = copies[0];
-            let mut authors: Vec<AuthorId> = Vec::new();
-            for copy in &group.copies {
-                let id = author_id[copy.author];
-                if !authors.contains(&id) {
-                    authors.push(id);
-                }
-            }
-            let abstract_text = copies
-                .iter()
-                .filter_map(|r| r.abstract_text.as_ref())
-                .fold(None::<&String>, |best, a| match best {
-                    Some(b) if b == a || b.chars().count() >= a.chars().count() => Some(b),
-                    _ => Some(a),
-                })
-                .cloned();
-            let subjects = choose_subjects(&copies);
-            let mut notes = Vec::new();
-            let mut diagnostics = Vec::new();
-            // `values` holds one entry per copy (`None`: the copy has no such value).
-            let mut report = |field: &'static str, values: Vec<Option<&str>>, chosen: &str| {
-                let present: Vec<&str> = values.iter().flatten().copied().collect();
-                if present.iter().all(|v| *v == present[0]) {
-                    return;
-                }
-                let mut distinct = present;
-                distinct.sort_unstable();
-                distinct.dedup();
-                notes.push(MergeNote {
-                    paper: paper_id,
-                    field,
-                    chosen: chosen.to_string(),
-                    variants: distinct.len(),
-                });
-                // Point at the first copy that differs from the value kept.
-                let differing = values
-                    .iter()
-                    .position(|v| v.is_some_and(|v| v != chosen))
-                    .unwrap_or(0);
-                let copy = &group.copies[differing];
-                let record = copies[differing];
-                diagnostics.push(
-                    Diagnostic::warning(
-                        format!(
-                            "copies of `{}` in {} files differ in their {field} ({} variants)",
-                            first.title,
-                            copies.len(),
-                            distinct.len()
-                        ),
-                        Some(Location::at_line(
-                            &files[copy.file].path,
-                            record.line,
-                            1,
-                            &format!("{}{}", record.source, record.year),
-                            1,
-                        )),
-                    )
-                    .with_note(format!(
-                        "this copy differs; using {field} `{}` from {}",
-                        shorten(chosen),
-                        files[group.copies[0].file].path.display()
-                    )),
-                );
-            };
-            // Copies usually agree in everything: then there is nothing to report.
-            if copies.iter().any(|r| r.title != first.title) {
-                report(
-                    "title",
-                    copies.iter().map(|r| Some(r.title.as_str())).collect(),
-                    &first.title,
-                );
-            }
-            let present_abstracts = copies.iter().filter_map(|r| r.abstract_text.as_deref());
-            if present_abstracts
-                .clone()
-                .any(|a| Some(a) != abstract_text.as_deref())
-            {
-                report(
-                    "abstract",
-                    copies.iter().map(|r| r.abstract_text.as_deref()).collect(),
-                    abstract_text.as_deref().unwrap_or(""),
-                );
-            }
-            if copies.iter().any(|r| r.subjects != first.subjects) {
-                let subject_values: Vec<String> =
-                    copies.iter().map(|r| r.subjects.join(" ")).collect();
-                report(
-                    "subject",
-                    subject_values.iter().map(|s| Some(s.as_str())).collect(),
-                    &subjects.join(" "),
-                );
-            }
-            if copies.iter().any(|r| r.source != first.source) {
-                report(
-                    "source",
-                    copies.iter().map(|r| Some(r.source.as_str())).collect(),
-                    &first.source,
-                );
-            }
-            let paper = Paper {
-                slug: paper_slugs[g].clone(),
-                title: first.title.clone(),
-                year: first.year,
-                source: first.source.clone(),
-                abstract_text,
-                subjects,
-                authors,
-                occurrences: group
-                    .copies
-                    .iter()
-                    .map(|c| Occurrence {
-                        path: files[c.file].path.clone(),
-                        line: files[c.file].records[c.record].line,
-                    })
-                    .collect(),
-            };
-            (paper, notes, diagnostics)
-        })
-        .collect();
-    let mut merge_notes = Vec::new();
-    let mut papers = Vec::with_capacity(assembled.len());
-    for (paper, mut notes, mut diags) in assembled {
-        papers.push(paper);
-        merge_notes.append(&mut notes);
-        diagnostics.append(&mut diags);
-    }
-
-    let mut authors: Vec<Author> = author_order
-        .iter()
-        .map(|&provisional| Author {
-            slug: author_slugs[provisional].clone(),
-            name: files[author_files[provisional][0]].author_name.clone(),
-            key: author_keys[provisional].clone(),
-            files: author_files[provisional]
-                .iter()
-                .map(|&f| files[f].path.clone())
-                .collect(),
-            papers: Vec::new(),
-            coauthors: Vec::new(),
-        })
-        .collect();
-    for (paper_id, paper) in papers.iter().enumerate() {
-        for &author in &paper.authors {
-            authors[author].papers.push(paper_id);
+impl<'g> PaperCopies<'g> {
+    fn new(group: &'g PaperGroup<'g>, files: &'g [&'g RecordFile]) -> PaperCopies<'g> {
+        let records = group
+            .copies
+            .iter()
+            .map(|c| &files[c.file].records[c.record])
+            .collect();
+        PaperCopies {
+            group,
+            files,
+            records,
         }
     }
+
+    /// The paper, with a note and a warning for each field its copies disagree in.
+    fn assemble(
+        &self,
+        paper_id: PaperId,
+        slug: String,
+        author_id: &[AuthorId],
+    ) -> (Paper, Vec<MergeNote>, Vec<Diagnostic>) {
+        let first = self.records[0];
+        let mut authors: Vec<AuthorId> = Vec::new();
+        for copy in &self.group.copies {
+            let id = author_id[copy.author];
+            if !authors.contains(&id) {
+                authors.push(id);
+            }
+        }
+        let abstract_text = self
+            .records
+            .iter()
+            .filter_map(|r| r.abstract_text.as_ref())
+            .fold(None::<&String>, |best, a| match best {
+                Some(b) if b == a || b.chars().count() >= a.chars().count() => Some(b),
+                _ => Some(a),
+            })
+            .cloned();
+        let subjects = choose_subjects(&self.records);
+        let (notes, diagnostics) =
+            self.disagreements(paper_id, abstract_text.as_deref(), &subjects);
+        let paper = Paper {
+            slug,
+            title: first.title.clone(),
+            year: first.year,
+            source: first.source.clone(),
+            abstract_text,
+            subjects,
+            authors,
+            occurrences: self
+                .group
+                .copies
+                .iter()
+                .map(|c| Occurrence {
+                    path: self.files[c.file].path.clone(),
+                    line: self.files[c.file].records[c.record].line,
+                })
+                .collect(),
+        };
+        (paper, notes, diagnostics)
+    }
+
+    /// A note and a warning for each field the copies disagree in (copies usually agree
+    /// in everything: then there is nothing to report).
+    fn disagreements(
+        &self,
+        paper_id: PaperId,
+        abstract_text: Option<&str>,
+        subjects: &[String],
+    ) -> (Vec<MergeNote>, Vec<Diagnostic>) {
+        let copies = &self.records;
+        let first = copies[0];
+        let mut found = (Vec::new(), Vec::new());
+        if copies.iter().any(|r| r.title != first.title) {
+            let values = copies.iter().map(|r| Some(r.title.as_str())).collect();
+            self.report(&mut found, paper_id, "title", values, &first.title);
+        }
+        let mut present_abstracts = copies.iter().filter_map(|r| r.abstract_text.as_deref());
+        if present_abstracts.any(|a| Some(a) != abstract_text) {
+            let values = copies.iter().map(|r| r.abstract_text.as_deref()).collect();
+            let chosen = abstract_text.unwrap_or("");
+            self.report(&mut found, paper_id, "abstract", values, chosen);
+        }
+        if copies.iter().any(|r| r.subjects != first.subjects) {
+            let subject_values: Vec<String> = copies.iter().map(|r| r.subjects.join(" ")).collect();
+            let values = subject_values.iter().map(|s| Some(s.as_str())).collect();
+            self.report(&mut found, paper_id, "subject", values, &subjects.join(" "));
+        }
+        if copies.iter().any(|r| r.source != first.source) {
+            let values = copies.iter().map(|r| Some(r.source.as_str())).collect();
+            self.report(&mut found, paper_id, "source", values, &first.source);
+        }
+        found
+    }
+
+    /// Reports a disagreement in `field`, unless the copies that have it agree.
+    /// `values` holds one entry per copy (`None`: the copy has no such value).
+    fn report(
+        &self,
+        (notes, diagnostics): &mut (Vec<MergeNote>, Vec<Diagnostic>),
+        paper_id: PaperId,
+        field: &'static str,
+        values: Vec<Option<&str>>,
+        chosen: &str,
+    ) {
+        let present: Vec<&str> = values.iter().flatten().copied().collect();
+        if present.iter().all(|v| *v == present[0]) {
+            return;
+        }
+        let mut distinct = present;
+        distinct.sort_unstable();
+        distinct.dedup();
+        notes.push(MergeNote {
+            paper: paper_id,
+            field,
+            chosen: chosen.to_string(),
+            variants: distinct.len(),
+        });
+        // Point at the first copy that differs from the value kept.
+        let differing = values
+            .iter()
+            .position(|v| v.is_some_and(|v| v != chosen))
+            .unwrap_or(0);
+        let copy = &self.group.copies[differing];
+        let record = self.records[differing];
+        diagnostics.push(
+            Diagnostic::warning(
+                format!(
+                    "copies of `{}` in {} files differ in their {field} ({} variants)",
+                    self.records[0].title,
+                    self.records.len(),
+                    distinct.len()
+                ),
+                Some(Location::at_line(
+                    &self.files[copy.file].path,
+                    record.line,
+                    1,
+                    &format!("{}{}", record.source, record.year),
+                    1,
+                )),
+            )
+            .with_note(format!(
+                "this copy differs; using {field} `{}` from {}",
+                shorten(chosen),
+                self.files[self.group.copies[0].file].path.display()
+            )),
+        );
+    }
+}
+
+/// Each author's papers, newest first, then by title key and slug.
+fn sort_author_papers(authors: &mut [Author], papers: &[Paper], memo: &LinkMemo) {
     let title_keys: Vec<Arc<String>> = papers
         .par_iter()
         .map(|p| {
@@ -530,8 +640,12 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
                 .then_with(|| papers[a].slug.cmp(&papers[b].slug))
         });
     });
-    let names: Vec<String> = authors.iter().map(|a| a.key.clone()).collect();
-    let coauthors: Vec<Vec<(AuthorId, usize)>> = (0..authors.len())
+}
+
+/// Each author's co-authors with the number of papers they share, most first (ties:
+/// by name key).
+fn coauthor_lists(authors: &[Author], papers: &[Paper]) -> Vec<Vec<(AuthorId, usize)>> {
+    (0..authors.len())
         .into_par_iter()
         .map(|id| {
             let mut counts: BTreeMap<AuthorId, usize> = BTreeMap::new();
@@ -543,20 +657,13 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
                 }
             }
             let mut list: Vec<(AuthorId, usize)> = counts.into_iter().collect();
-            list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| names[a.0].cmp(&names[b.0])));
+            list.sort_by(|a, b| {
+                b.1.cmp(&a.1)
+                    .then_with(|| authors[a.0].key.cmp(&authors[b.0].key))
+            });
             list
         })
-        .collect();
-    for (author, list) in authors.iter_mut().zip(coauthors) {
-        author.coauthors = list;
-    }
-
-    SiteGraph {
-        authors,
-        papers,
-        merge_notes,
-        diagnostics,
-    }
+        .collect()
 }
 
 /// The subjects of a merged paper: the most frequent primary subject first (ties: first

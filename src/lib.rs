@@ -37,6 +37,7 @@ pub mod plan;
 pub mod records;
 pub mod render;
 pub mod reuse;
+pub mod search;
 pub mod serve;
 pub mod slug;
 pub mod sources;

@@ -8,6 +8,8 @@ use std::thread::JoinHandle;
 use super::cache::{self, BuildCache};
 use crate::graph::LinkMemo;
 use crate::plan::PlanMemo;
+use crate::render::context::RenderMemo;
+use crate::search::SearchMemo;
 use crate::sources::RecordReuse;
 
 /// Everything one build hands to the next in the same process.
@@ -17,8 +19,12 @@ pub struct BuildMemo {
     pub records: RecordReuse,
     /// Title keys and slugs.
     pub link: LinkMemo,
-    /// TeX conversions and search terms.
+    /// TeX conversions.
     pub plan: PlanMemo,
+    /// Search terms.
+    pub search: SearchMemo,
+    /// Citations and data items.
+    pub render: RenderMemo,
     /// The build cache as the last build saved it.
     pub saved: SavedCache,
 }
@@ -43,6 +49,8 @@ impl BuildMemo {
         memo.records.enable();
         memo.link.enable();
         memo.plan.enable();
+        memo.search.enable();
+        memo.render.enable();
         memo.saved.in_background = true;
         memo
     }
@@ -52,6 +60,8 @@ impl BuildMemo {
         self.records.finish_build();
         self.link.finish_build();
         self.plan.finish_build();
+        self.search.finish_build();
+        self.render.finish_build();
     }
 }
 

@@ -24,10 +24,14 @@ use crate::config::normalize_base_url;
 use crate::diagnostics::Diagnostic;
 use crate::graph::{link_with, SiteGraph};
 use crate::output::{is_safe_relative_path, OutputWriter, WriteStats};
-use crate::plan::{plan_site, OutputKind, PlanInput, PlanMemo, SitePlan};
+use crate::plan::{
+    plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, PlannedOutput, SitePlan,
+};
+use crate::render::context::OutputMaker;
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use previous::{updated_outputs, KeptOutputs, PreviousBuild};
+use rayon::prelude::*;
 use report::Gathered;
 
 /// What to build and how.
@@ -137,16 +141,17 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         writer: writer.as_ref(),
         kept: &kept,
         progress: options.progress,
+        memo,
     };
     let rendered = rendering
-        .render_outputs(&mut plan, &timings)
+        .render_outputs(&plan, &timings)
         .and_then(|rendered| {
             let mut statics = static_files.iter();
             statics.try_for_each(|(path, bytes)| stage(writer.as_ref(), path, bytes))?;
             Ok(rendered)
         });
     timings.mark("search index");
-    let (fingerprints, kept) = match rendered {
+    let (fingerprints, kept, search_outputs) = match rendered {
         Ok(rendered) => rendered,
         Err(d) => {
             if let Some(writer) = writer {
@@ -155,6 +160,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             return Err(gathered.fail(d));
         }
     };
+    plan.outputs.extend(search_outputs);
     let summary = cache::CachedSummary {
         authors: graph.authors.len(),
         papers: graph.papers.len(),
@@ -277,7 +283,7 @@ fn static_files<'i>(
 ) -> Vec<(&'i str, &'i [u8])> {
     let generated: HashSet<&str> = plan.outputs.iter().map(|p| p.path.as_str()).collect();
     let generated =
-        |path: &str| generated.contains(path) || crate::plan::is_search_index_path(path);
+        |path: &str| generated.contains(path) || crate::search::is_search_index_path(path);
     let mut files = Vec::new();
     let mut static_paths = HashSet::new();
     let site_files = input.static_files.iter();
@@ -333,48 +339,54 @@ struct Rendering<'r> {
     writer: Option<&'r OutputWriter>,
     kept: &'r KeptOutputs<'r>,
     progress: bool,
+    memo: &'r BuildMemo,
 }
+
+/// Each output's fingerprint and whether it was kept, with the search index's outputs.
+type Rendered = (Vec<u64>, Vec<bool>, Vec<PlannedOutput>);
 
 impl Rendering<'_> {
     /// Renders and stages every output that is not kept as it is: everything but the
     /// search index while the index is built, then the index. Returns each output's
-    /// fingerprint and whether it was kept.
-    fn render_outputs(
-        &self,
-        plan: &mut SitePlan,
-        timings: &Timings,
-    ) -> Result<(Vec<u64>, Vec<bool>), Diagnostic> {
+    /// fingerprint and whether it was kept, and the search index's outputs (which come
+    /// after the plan's).
+    fn render_outputs(&self, plan: &SitePlan, timings: &Timings) -> Result<Rendered, Diagnostic> {
+        let maker = OutputMaker::new(&plan.index, &self.memo.render);
         let progress = progress_bar(self.progress, plan.outputs.len() as u64);
-        let ((mut fingerprints, mut kept, rendered), ()) = rayon::join(
-            || self.render_range(plan, 0..plan.outputs.len(), &progress),
-            || plan.prepare_search_index(),
+        let ((mut fingerprints, mut kept, rendered), search) = rayon::join(
+            || self.render_range(&plan.outputs, &maker, &progress),
+            || maker.prepare_search(&self.memo.search),
         );
         rendered?;
         timings.mark("render");
-        let added = plan.add_search_outputs();
+        let search_outputs = search_outputs(search.files());
         let (more_fingerprints, more_kept, rendered) =
-            self.render_range(plan, added, &ProgressBar::hidden());
+            self.render_range(&search_outputs, &maker, &ProgressBar::hidden());
         fingerprints.extend(more_fingerprints);
         kept.extend(more_kept);
         rendered?;
-        Ok((fingerprints, kept))
+        Ok((fingerprints, kept, search_outputs))
     }
 
-    /// Renders and stages the outputs in `range` that are not kept.
+    /// Renders and stages those of `outputs` that are not kept.
     fn render_range(
         &self,
-        plan: &SitePlan,
-        range: std::ops::Range<usize>,
+        outputs: &[PlannedOutput],
+        maker: &OutputMaker,
         progress: &ProgressBar,
     ) -> (Vec<u64>, Vec<bool>, Result<(), Diagnostic>) {
-        let fingerprints = plan.fingerprints_of(&self.renderer.template_hashes(), range.clone());
-        let kept = self
-            .kept
-            .mark(&plan.outputs[range.clone()], &fingerprints, self.writer);
-        let wanted = |i: usize| range.contains(&i) && !kept[i - range.start];
-        let rendered = self.renderer.render_each(plan, progress, wanted, |file| {
-            stage(self.writer, &file.path, &file.bytes)
-        });
+        let templates = self.renderer.template_hashes();
+        let fingerprints: Vec<u64> = outputs
+            .par_iter()
+            .map(|o| maker.fingerprint(&o.path, &o.kind, &templates))
+            .collect();
+        let kept = self.kept.mark(outputs, &fingerprints, self.writer);
+        let wanted = |i: usize| !kept[i];
+        let rendered = self
+            .renderer
+            .render_each(outputs, maker, progress, wanted, |file| {
+                stage(self.writer, &file.path, &file.bytes)
+            });
         (fingerprints, kept, rendered)
     }
 }

@@ -3,12 +3,13 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{CitationFormat, Planner};
+use super::OutputBuilder;
 use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
 use crate::graph::{AuthorId, PaperId};
 use crate::hash;
+use crate::plan::CitationFormat;
 
-impl Planner<'_> {
+impl OutputBuilder<'_> {
     /// `/data/authors.json`: `[{id, name, url, papers: [paper ids]}]`.
     pub(super) fn authors_json(&self) -> Vec<u8> {
         #[derive(Serialize, Hash)]
@@ -18,15 +19,16 @@ impl Planner<'_> {
             url: String,
             papers: Vec<&'a str>,
         }
-        let graph = self.graph;
+        let ix = self.v.whole_site();
+        let graph = ix.graph;
         let list: Vec<AuthorJson> = graph
             .authors
             .par_iter()
             .enumerate()
             .map(|(id, a)| AuthorJson {
                 id: &a.slug,
-                name: &self.profiles[id].name,
-                url: self.public_url(&self.author_paths[id]),
+                name: &ix.profiles[id].name,
+                url: ix.public_url(&ix.author_paths[id]),
                 papers: a
                     .papers
                     .iter()
@@ -56,7 +58,8 @@ impl Planner<'_> {
             authors: Vec<&'a str>,
             url: &'a str,
         }
-        let graph = self.graph;
+        let ix = self.v.whole_site();
+        let graph = ix.graph;
         let list: Vec<PaperJson> = graph
             .papers
             .par_iter()
@@ -73,7 +76,7 @@ impl Planner<'_> {
                     .iter()
                     .map(|&a| graph.authors[a].slug.as_str())
                     .collect(),
-                url: &self.paper_urls[id],
+                url: &ix.paper_urls[id],
             })
             .collect();
         json_array_bytes(&list, |item| {
@@ -85,23 +88,20 @@ impl Planner<'_> {
 
     /// What a citation of paper `id` needs.
     pub(super) fn citation_input(&self, id: PaperId) -> CitationInput<'_> {
-        let paper = &self.graph.papers[id];
-        let text = &self.paper_texts[id];
+        let card = self.v.paper(id);
+        let (paper, text) = (card.paper, card.text);
+        let config = self.v.config();
         CitationInput {
-            key: &self.citation_keys[id],
+            key: card.citation_key,
             title: &paper.title,
             title_text: &text.title_text,
-            authors: &self.paper_author_names[id],
+            authors: card.author_names,
             year: paper.year,
             source: &paper.source,
             subjects: &paper.subjects,
             abstract_text: text.abstract_text.as_deref(),
-            url: self
-                .config
-                .base_url
-                .is_some()
-                .then(|| self.paper_urls[id].as_str()),
-            language: &self.config.language,
+            url: config.base_url.is_some().then_some(card.url),
+            language: &config.language,
         }
     }
 
@@ -109,7 +109,7 @@ impl Planner<'_> {
     /// by the paper page's "Cite" block and the publication lists of all its authors.
     /// Reused from the previous build in this process when the input is the same.
     fn brief_citation(&self, id: PaperId) -> &BriefCitation {
-        self.brief_citations[id].get_or_init(|| {
+        self.fragments.brief_citations[id].get_or_init(|| {
             let input = CitationInput {
                 abstract_text: None,
                 ..self.citation_input(id)
@@ -149,8 +149,9 @@ impl Planner<'_> {
     /// first, without abstracts (each paper's own citation files have them), so the lists
     /// of prolific authors stay small.
     pub(super) fn author_citations(&self, id: AuthorId, format: CitationFormat) -> Vec<u8> {
-        let entries = self.graph.authors[id]
-            .papers
+        let entries = self
+            .v
+            .author_papers(id)
             .iter()
             .map(|&p| self.brief_citation(p));
         match format {

@@ -5,8 +5,10 @@
 
 use serde::Serialize;
 
-use super::{subject_name, subject_path, FeedKind, PageKind, Planner, Shared};
+use super::{OutputBuilder, Reads, Shared};
 use crate::graph::PaperId;
+use crate::plan::paths::{page_count, paged_path, stable_id, subject_name, year_path};
+use crate::plan::{FeedKind, PageKind};
 
 /// How many papers (newest first) a feed lists.
 pub const FEED_ENTRIES: usize = 100;
@@ -84,92 +86,89 @@ pub fn year_timestamp(year: u16) -> String {
     format!("{year:04}-01-01T00:00:00Z")
 }
 
-impl Planner<'_> {
-    /// The output path of a feed.
-    pub(super) fn feed_path(&self, kind: &FeedKind) -> String {
-        match kind {
-            FeedKind::Site => "atom.xml".into(),
-            FeedKind::Author(id) => format!("{}atom.xml", self.author_paths[*id]),
-            FeedKind::Subject(code) => format!("{}atom.xml", subject_path(code)),
-        }
+/// A feed lists the newest papers of the site, an author or a subject.
+pub(super) fn reads(kind: &FeedKind) -> Reads<'_> {
+    match kind {
+        FeedKind::Site => Reads {
+            newest: FEED_ENTRIES,
+            ..Reads::default()
+        },
+        FeedKind::Author(id) => Reads {
+            author_lists: vec![*id],
+            ..Reads::default()
+        },
+        FeedKind::Subject(code) => Reads {
+            subject_lists: vec![code],
+            ..Reads::default()
+        },
     }
+}
 
+impl OutputBuilder<'_> {
     /// A feed's title and link targets, for `<link rel="alternate">` on pages.
     pub(super) fn feed_title(&self, kind: &FeedKind) -> String {
         match kind {
-            FeedKind::Site => format!("{}: newest papers", self.config.title),
-            FeedKind::Author(id) => format!("Papers by {}", self.profiles[*id].name),
+            FeedKind::Site => format!("{}: newest papers", self.v.config().title),
+            FeedKind::Author(id) => format!("Papers by {}", self.v.author(*id).profile.name),
             FeedKind::Subject(code) => format!("Papers in {}", subject_name(code)),
         }
     }
 
-    /// An identifier for a site path: its absolute URL with a base URL, a `urn:` otherwise.
-    fn stable_id(&self, site_path: &str) -> String {
-        match &self.config.base_url {
-            Some(base) => format!("{base}{site_path}"),
-            None => format!(
-                "urn:profilegen:{}",
-                site_path.trim_end_matches('/').replace('/', ":")
-            ),
-        }
-    }
-
     pub(super) fn feed(&self, kind: &FeedKind) -> FeedContext {
-        let graph = self.graph;
-        let (papers, page): (Vec<PaperId>, PageKind) = match kind {
-            FeedKind::Site => (self.newest.clone(), PageKind::Home),
-            FeedKind::Author(id) => (graph.authors[*id].papers.clone(), PageKind::Author(*id, 0)),
-            FeedKind::Subject(code) => (
-                self.subjects
-                    .get(code.as_str())
-                    .cloned()
-                    .unwrap_or_default(),
-                PageKind::Subject(code.clone(), 0),
-            ),
+        let v = &self.v;
+        let (papers, page): (&[PaperId], PageKind) = match kind {
+            FeedKind::Site => (v.newest(FEED_ENTRIES), PageKind::Home),
+            FeedKind::Author(id) => (v.author_papers(*id), PageKind::Author(*id, 0)),
+            FeedKind::Subject(code) => (v.subject_papers(code), PageKind::Subject(code.clone(), 0)),
         };
-        let (page_path, _) = self.page_path(&page);
-        let feed_path = self.feed_path(kind);
+        let page_path = v.page_path(&page);
+        let feed_path = v.feed_path(kind);
         let updated = papers
             .iter()
-            .map(|&p| graph.papers[p].year)
+            .map(|&p| v.paper(p).paper.year)
             .max()
             .map_or_else(|| year_timestamp(1970), year_timestamp);
         let entries = papers
             .iter()
             .take(FEED_ENTRIES)
             .map(|&p| {
-                let entry = self.feed_entries[p].get_or_init(|| Shared::new(&self.feed_entry(p)));
+                let entry =
+                    self.fragments.feed_entries[p].get_or_init(|| Shared::new(&self.feed_entry(p)));
                 entry.clone()
             })
             .collect();
         FeedContext {
-            id: self.stable_id(&feed_path),
+            id: stable_id(v.config(), &feed_path),
             title: self.feed_title(kind),
-            subtitle: self.config.description.clone(),
+            subtitle: v.config().description.clone(),
             updated,
-            self_url: self.public_url(&feed_path),
-            alternate_url: self.public_url(&page_path),
-            language: self.config.language.clone(),
-            author: self.config.title.clone(),
+            self_url: v.public_url(&feed_path),
+            alternate_url: v.public_url(&page_path),
+            language: v.config().language.clone(),
+            author: v.config().title.clone(),
             entries,
         }
     }
 
     /// Paper `p`'s entry, the same in every feed.
     fn feed_entry(&self, p: PaperId) -> FeedEntry {
-        let paper = &self.graph.papers[p];
-        let text = &self.paper_texts[p];
+        let v = &self.v;
+        let card = v.paper(p);
+        let (paper, text) = (card.paper, card.text);
         FeedEntry {
-            id: self.stable_id(&self.paper_paths[p]),
+            id: stable_id(v.config(), card.path),
             title: text.title_text.clone(),
-            url: self.public_url(&self.paper_paths[p]),
+            url: v.public_url(card.path),
             updated: year_timestamp(paper.year),
             authors: paper
                 .authors
                 .iter()
-                .map(|&a| FeedPerson {
-                    name: self.profiles[a].name.clone(),
-                    uri: self.public_url(&self.author_paths[a]),
+                .map(|&a| {
+                    let author = v.author(a);
+                    FeedPerson {
+                        name: author.profile.name.clone(),
+                        uri: v.public_url(author.path),
+                    }
                 })
                 .collect(),
             summary: text.abstract_text.clone(),
@@ -185,32 +184,33 @@ impl Planner<'_> {
     }
 
     pub(super) fn sitemap(&self) -> SitemapContext {
-        let graph = self.graph;
-        let mut urls = vec![self.public_url("")];
+        let ix = self.v.whole_site();
+        let graph = ix.graph;
+        let mut urls = vec![ix.public_url("")];
         urls.extend(
             ["authors/", "subjects/", "years/"]
                 .iter()
-                .map(|p| self.public_url(p)),
+                .map(|p| ix.public_url(p)),
         );
         let paged = |base: &str, len: usize| -> Vec<String> {
-            (0..super::page_count(len))
-                .map(|page| self.public_url(&super::paged_path(base, page)))
+            (0..page_count(len))
+                .map(|page| ix.public_url(&paged_path(base, page)))
                 .collect()
         };
-        for (id, path) in self.author_paths.iter().enumerate() {
+        for (id, path) in ix.author_paths.iter().enumerate() {
             urls.extend(paged(path, graph.authors[id].papers.len()));
         }
-        urls.extend(self.paper_paths.iter().map(|p| self.public_url(p)));
-        for (code, papers) in &self.subjects {
-            urls.extend(paged(&subject_path(code), papers.len()));
+        urls.extend(ix.paper_paths.iter().map(|p| ix.public_url(p)));
+        for (code, papers) in &ix.subjects {
+            urls.extend(paged(&crate::plan::paths::subject_path(code), papers.len()));
         }
-        for (&year, papers) in &self.years {
-            urls.extend(paged(&super::year_path(year), papers.len()));
+        for (&year, papers) in &ix.years {
+            urls.extend(paged(&year_path(year), papers.len()));
         }
         urls.extend(
-            self.extra_pages
+            ix.extra_pages
                 .iter()
-                .map(|p| self.public_url(&format!("{}/", p.slug))),
+                .map(|p| ix.public_url(&format!("{}/", p.slug))),
         );
         SitemapContext { urls }
     }
@@ -219,8 +219,11 @@ impl Planner<'_> {
     /// (the robots protocol wants an absolute URL there).
     pub(super) fn robots(&self) -> Vec<u8> {
         let mut text = String::from("User-agent: *\nAllow: /\n");
-        if self.config.base_url.is_some() {
-            text.push_str(&format!("\nSitemap: {}\n", self.public_url("sitemap.xml")));
+        if self.v.config().base_url.is_some() {
+            text.push_str(&format!(
+                "\nSitemap: {}\n",
+                self.v.public_url("sitemap.xml")
+            ));
         }
         text.into_bytes()
     }

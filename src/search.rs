@@ -21,8 +21,10 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 
-use super::{subject_name, Planner};
 use crate::hash::ByHash;
+use crate::plan::paths::{subject_name, Linker};
+use crate::plan::SiteIndex;
+use crate::reuse::Reuse;
 
 /// Documents per `docs-<n>.json` file.
 pub const DOCS_PER_CHUNK: usize = 500;
@@ -137,71 +139,88 @@ pub fn shard_key(term: &str, chars: usize) -> String {
     prefix.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
-impl Planner<'_> {
-    /// The search documents: authors (by slug), then papers (by slug).
-    fn search_docs(&self) -> Vec<SearchDoc> {
-        let graph = self.graph;
-        let linker = super::Linker::for_path("", self.pretty);
-        let mut docs: Vec<SearchDoc> = graph
-            .authors
-            .iter()
-            .enumerate()
-            .map(|(id, author)| SearchDoc {
-                k: "a",
-                t: self.profiles[id].name.clone(),
-                u: linker.href(&self.author_paths[id]),
-                d: format!(
-                    "{} paper{}",
-                    author.papers.len(),
-                    if author.papers.len() == 1 { "" } else { "s" }
-                ),
-            })
-            .collect();
-        docs.extend(
-            graph
-                .papers
-                .iter()
-                .enumerate()
-                .map(|(id, paper)| SearchDoc {
-                    k: "p",
-                    t: self.paper_texts[id].title_text.clone(),
-                    u: linker.href(&self.paper_paths[id]),
-                    d: format!(
-                        "{} · {}",
-                        self.paper_author_names[id].join(", "),
-                        paper.year
-                    ),
-                }),
-        );
-        docs
+/// Work the search index can reuse from the previous build in the same process (see
+/// [`crate::reuse`]): each document's terms, and the numbers given to terms.
+#[derive(Default)]
+pub struct SearchMemo {
+    search_terms: Reuse<DocTerms>,
+    term_numbers: std::sync::Mutex<TermNumbers>,
+}
+
+impl SearchMemo {
+    /// Starts keeping results for the next build (see [`Reuse::enable`]).
+    pub fn enable(&mut self) {
+        self.search_terms.enable();
     }
 
-    /// Builds the index (once per plan; see [`Planner::search_index`]).
-    pub(super) fn build_search_index(&self) -> SearchIndex {
-        let graph = self.graph;
+    /// Ends a build: see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.search_terms.finish_build();
+    }
+}
+
+/// The search documents: authors (by slug), then papers (by slug).
+fn search_docs(ix: &SiteIndex) -> Vec<SearchDoc> {
+    let graph = ix.graph;
+    let linker = Linker::for_path("", ix.pretty);
+    let mut docs: Vec<SearchDoc> = graph
+        .authors
+        .iter()
+        .enumerate()
+        .map(|(id, author)| SearchDoc {
+            k: "a",
+            t: ix.profiles[id].name.clone(),
+            u: linker.href(&ix.author_paths[id]),
+            d: format!(
+                "{} paper{}",
+                author.papers.len(),
+                if author.papers.len() == 1 { "" } else { "s" }
+            ),
+        })
+        .collect();
+    docs.extend(
+        graph
+            .papers
+            .iter()
+            .enumerate()
+            .map(|(id, paper)| SearchDoc {
+                k: "p",
+                t: ix.paper_texts[id].title_text.clone(),
+                u: linker.href(&ix.paper_paths[id]),
+                d: format!("{} · {}", ix.paper_author_names[id].join(", "), paper.year),
+            }),
+    );
+    docs
+}
+
+impl SearchIndex {
+    /// Builds the index of `ix`, reusing the terms of documents whose fields are the
+    /// same as in the previous build (`memo`).
+    pub fn build(ix: &SiteIndex, memo: &SearchMemo) -> SearchIndex {
+        let graph = ix.graph;
         let authors = graph.authors.len();
         // Each document's terms, in parallel; the previous build's where the fields are
         // the same.
-        let memo = &self.memo.search_terms;
+        let terms_memo = &memo.search_terms;
         let terms_of = |fields: &[(&str, u32)]| {
-            memo.get_or(
+            terms_memo.get_or(
                 || crate::hash::key("search terms", &fields),
                 || weighted(fields),
             )
         };
         let mut doc_terms: Vec<Arc<DocTerms>> = (0..authors)
             .into_par_iter()
-            .map(|id| terms_of(&[(&self.profiles[id].name, WEIGHT_TITLE)]))
+            .map(|id| terms_of(&[(&ix.profiles[id].name, WEIGHT_TITLE)]))
             .collect();
         doc_terms.par_extend((0..graph.papers.len()).into_par_iter().map(|id| {
             let paper = &graph.papers[id];
-            let text = &self.paper_texts[id];
+            let text = &ix.paper_texts[id];
             let subjects: Vec<String> = paper
                 .subjects
                 .iter()
                 .map(|code| format!("{code} {}", subject_name(code)))
                 .collect();
-            let names = self.paper_author_names[id].join(" ");
+            let names = ix.paper_author_names[id].join(" ");
             let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
             fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
             fields.push((&names, WEIGHT_TEXT));
@@ -211,11 +230,7 @@ impl Planner<'_> {
             terms_of(&fields)
         }));
 
-        let mut numbers = self
-            .memo
-            .term_numbers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut numbers = memo.term_numbers.lock().unwrap_or_else(|e| e.into_inner());
         let mut terms = postings(&doc_terms, &mut numbers);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
@@ -237,7 +252,7 @@ impl Planner<'_> {
             .collect();
         shards.sort_by(|a, b| a.0.cmp(&b.0));
 
-        let docs = self.search_docs();
+        let docs = search_docs(ix);
         let chunks: Vec<Vec<u8>> = docs
             .chunks(DOCS_PER_CHUNK)
             .map(|chunk| serde_json::to_vec(chunk).unwrap_or_default())
@@ -256,14 +271,9 @@ impl Planner<'_> {
         }
     }
 
-    /// The search index, built on first use.
-    pub(super) fn search_index(&self) -> &SearchIndex {
-        self.search.get_or_init(|| self.build_search_index())
-    }
-
     /// The output paths of the index's files.
-    pub(super) fn search_files(&self) -> Vec<String> {
-        let index = self.search_index();
+    pub fn files(&self) -> Vec<String> {
+        let index = self;
         let mut files = vec!["search/meta.json".to_string()];
         files.extend(
             index
@@ -276,8 +286,8 @@ impl Planner<'_> {
     }
 
     /// The bytes of an index file, by its path under `search/`.
-    pub(super) fn search_file(&self, path: &str) -> Vec<u8> {
-        let index = self.search_index();
+    pub fn file(&self, path: &str) -> Vec<u8> {
+        let index = self;
         if path == "search/meta.json" {
             return index.meta.clone();
         }

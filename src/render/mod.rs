@@ -15,7 +15,11 @@ use tera::{Context, Kwargs, State, Tera};
 
 use crate::diagnostics::Diagnostic;
 use crate::hash::content_hash;
-use crate::plan::{Output, PlannedOutput, SitePlan, TemplateHashes};
+use crate::plan::PlannedOutput;
+
+pub mod context;
+
+use context::{Output, OutputMaker, TemplateHashes};
 
 /// A finished output file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,44 +32,47 @@ pub struct RenderedFile {
 
 /// The default theme's templates, embedded at compile time: `(file name, source)`.
 pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
-    ("base.html", include_str!("../templates/base.html")),
+    ("base.html", include_str!("../../templates/base.html")),
     (
         "macros/paper_list.html",
-        include_str!("../templates/macros/paper_list.html"),
+        include_str!("../../templates/macros/paper_list.html"),
     ),
     (
         "macros/paper_item.html",
-        include_str!("../templates/macros/paper_item.html"),
+        include_str!("../../templates/macros/paper_item.html"),
     ),
     (
         "macros/feed_entry.xml",
-        include_str!("../templates/macros/feed_entry.xml"),
+        include_str!("../../templates/macros/feed_entry.xml"),
     ),
     (
         "macros/pagination.html",
-        include_str!("../templates/macros/pagination.html"),
+        include_str!("../../templates/macros/pagination.html"),
     ),
-    ("index.html", include_str!("../templates/index.html")),
-    ("authors.html", include_str!("../templates/authors.html")),
-    ("author.html", include_str!("../templates/author.html")),
-    ("paper.html", include_str!("../templates/paper.html")),
-    ("subjects.html", include_str!("../templates/subjects.html")),
-    ("subject.html", include_str!("../templates/subject.html")),
-    ("years.html", include_str!("../templates/years.html")),
-    ("year.html", include_str!("../templates/year.html")),
-    ("page.html", include_str!("../templates/page.html")),
-    ("404.html", include_str!("../templates/404.html")),
-    ("search.html", include_str!("../templates/search.html")),
-    ("atom.xml", include_str!("../templates/atom.xml")),
-    ("sitemap.xml", include_str!("../templates/sitemap.xml")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("authors.html", include_str!("../../templates/authors.html")),
+    ("author.html", include_str!("../../templates/author.html")),
+    ("paper.html", include_str!("../../templates/paper.html")),
+    (
+        "subjects.html",
+        include_str!("../../templates/subjects.html"),
+    ),
+    ("subject.html", include_str!("../../templates/subject.html")),
+    ("years.html", include_str!("../../templates/years.html")),
+    ("year.html", include_str!("../../templates/year.html")),
+    ("page.html", include_str!("../../templates/page.html")),
+    ("404.html", include_str!("../../templates/404.html")),
+    ("search.html", include_str!("../../templates/search.html")),
+    ("atom.xml", include_str!("../../templates/atom.xml")),
+    ("sitemap.xml", include_str!("../../templates/sitemap.xml")),
 ];
 
 /// The default theme's static files, embedded: `(path under the output, contents)`.
 pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
-    ("style.css", include_bytes!("../static/style.css")),
-    ("favicon.svg", include_bytes!("../static/favicon.svg")),
-    ("site.js", include_bytes!("../static/site.js")),
-    ("search.js", include_bytes!("../static/search.js")),
+    ("style.css", include_bytes!("../../static/style.css")),
+    ("favicon.svg", include_bytes!("../../static/favicon.svg")),
+    ("site.js", include_bytes!("../../static/site.js")),
+    ("search.js", include_bytes!("../../static/search.js")),
 ];
 
 /// A hash of the built-in theme (templates and static files), so that a build cache
@@ -255,13 +262,14 @@ impl Renderer {
         self.hashes
     }
 
-    /// Produces one output of `plan`: renders its template, or takes its bytes.
+    /// Produces one planned output: renders its template with the context `maker`
+    /// makes, or takes the bytes it makes.
     pub fn render_output(
         &self,
-        plan: &SitePlan,
+        maker: &OutputMaker,
         planned: &PlannedOutput,
     ) -> Result<RenderedFile, Diagnostic> {
-        let context = match plan.output(planned) {
+        let context = match maker.make(&planned.kind) {
             Output::Bytes(bytes) => {
                 return Ok(RenderedFile {
                     path: planned.path.clone(),
@@ -301,24 +309,24 @@ impl Renderer {
         })
     }
 
-    /// Produces every output of `plan` in parallel and hands each file to `sink` as soon
+    /// Produces every one of `outputs` in parallel and hands each file to `sink` as soon
     /// as it is ready; only the outputs in flight are held in memory. Stops at the first
     /// failure (of rendering or of `sink`) and returns it.
     /// Outputs for which `wanted(index)` is false are skipped.
     pub fn render_each(
         &self,
-        plan: &SitePlan,
+        outputs: &[PlannedOutput],
+        maker: &OutputMaker,
         progress: &ProgressBar,
         wanted: impl Fn(usize) -> bool + Sync,
         sink: impl Fn(RenderedFile) -> Result<(), Diagnostic> + Sync,
     ) -> Result<(), Diagnostic> {
-        let result = plan
-            .outputs
+        let result = outputs
             .par_iter()
             .enumerate()
             .progress_with(progress.clone())
             .filter(|(index, _)| wanted(*index))
-            .try_for_each(|(_, planned)| sink(self.render_output(plan, planned)?));
+            .try_for_each(|(_, planned)| sink(self.render_output(maker, planned)?));
         progress.finish_and_clear();
         result
     }

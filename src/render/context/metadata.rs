@@ -5,8 +5,10 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{subject_name, FeedKind, Linker, Planner};
+use super::OutputBuilder;
 use crate::graph::{AuthorId, PaperId};
+use crate::plan::paths::{subject_name, Linker};
+use crate::plan::FeedKind;
 
 /// Metadata of one page, for `base.html`'s `<head>`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -70,12 +72,12 @@ pub fn script_safe_json<T: Serialize + ?Sized>(value: &T) -> String {
     out
 }
 
-impl Planner<'_> {
+impl OutputBuilder<'_> {
     /// The metadata every page has: canonical URL and the site feed.
     pub(super) fn base_meta(&self, site_path: &str, linker: &Linker) -> PageMeta {
         PageMeta {
-            canonical: self.public_url(site_path),
-            absolute: self.config.base_url.is_some(),
+            canonical: self.v.public_url(site_path),
+            absolute: self.v.config().base_url.is_some(),
             og_type: "website",
             feeds: vec![self.feed_link(&FeedKind::Site, linker)],
             tags: Vec::new(),
@@ -86,24 +88,25 @@ impl Planner<'_> {
     pub(super) fn feed_link(&self, kind: &FeedKind, linker: &Linker) -> FeedLink {
         FeedLink {
             title: self.feed_title(kind),
-            href: linker.href(&self.feed_path(kind)),
+            href: linker.href(&self.v.feed_path(kind)),
         }
     }
 
     /// JSON-LD `WebSite` for the home page.
     pub(super) fn website_jsonld(&self) -> String {
+        let config = self.v.config();
         script_safe_json(&json!({
             "@context": "https://schema.org",
             "@type": "WebSite",
-            "name": self.config.title,
-            "description": self.config.description,
-            "url": self.public_url(""),
-            "inLanguage": self.config.language,
+            "name": config.title,
+            "description": config.description,
+            "url": self.v.public_url(""),
+            "inLanguage": config.language,
             "potentialAction": {
                 "@type": "SearchAction",
                 "target": {
                     "@type": "EntryPoint",
-                    "urlTemplate": format!("{}?q={{search_term_string}}", self.public_url("search/")),
+                    "urlTemplate": format!("{}?q={{search_term_string}}", self.v.public_url("search/")),
                 },
                 "query-input": "required name=search_term_string",
             },
@@ -112,8 +115,9 @@ impl Planner<'_> {
 
     /// JSON-LD `ProfilePage` with its `Person` for an author page.
     pub(super) fn profile_jsonld(&self, id: AuthorId) -> String {
-        let profile = &self.profiles[id];
-        let url = self.public_url(&self.author_paths[id]);
+        let author = self.v.author(id);
+        let profile = author.profile;
+        let url = self.v.public_url(author.path);
         let mut person = json!({
             "@type": "Person",
             "name": profile.name,
@@ -140,14 +144,14 @@ impl Planner<'_> {
             person["image"] = json!(if crate::content::is_web_url(photo) {
                 photo.clone()
             } else {
-                self.public_url(photo.trim_start_matches('/'))
+                self.v.public_url(photo.trim_start_matches('/'))
             });
         }
         script_safe_json(&json!({
             "@context": "https://schema.org",
             "@type": "ProfilePage",
             "url": url,
-            "inLanguage": self.config.language,
+            "inLanguage": self.v.config().language,
             "mainEntity": person,
         }))
     }
@@ -197,8 +201,8 @@ impl Planner<'_> {
             kind: &'static str,
             name: &'a str,
         }
-        let paper = &self.graph.papers[id];
-        let text = &self.paper_texts[id];
+        let card = self.v.paper(id);
+        let (paper, text) = (card.paper, card.text);
         script_safe_json(&Article {
             context: "https://schema.org",
             kind: "ScholarlyArticle",
@@ -215,36 +219,39 @@ impl Planner<'_> {
             author: paper
                 .authors
                 .iter()
-                .map(|&a| Person {
-                    kind: "Person",
-                    name: &self.profiles[a].name,
-                    url: self.public_url(&self.author_paths[a]),
+                .map(|&a| {
+                    let author = self.v.author(a);
+                    Person {
+                        kind: "Person",
+                        name: &author.profile.name,
+                        url: self.v.public_url(author.path),
+                    }
                 })
                 .collect(),
             date_published: paper.year.to_string(),
             headline: &text.title_text,
-            in_language: &self.config.language,
+            in_language: &self.v.config().language,
             keywords: (!paper.subjects.is_empty()).then(|| paper.subjects.join(", ")),
             name: &text.title_text,
             publisher: Organization {
                 kind: "Organization",
                 name: &paper.source,
             },
-            url: &self.paper_urls[id],
+            url: card.url,
         })
     }
 
     /// Google Scholar's Highwire Press tags for a paper page, authors in the paper's order.
     pub(super) fn citation_tags(&self, id: PaperId) -> Vec<MetaTag> {
-        let paper = &self.graph.papers[id];
-        let text = &self.paper_texts[id];
+        let card = self.v.paper(id);
+        let (paper, text) = (card.paper, card.text);
         let mut tags = vec![MetaTag {
             name: "citation_title",
             content: text.title_text.clone(),
         }];
-        tags.extend(paper.authors.iter().map(|&a| MetaTag {
+        tags.extend(card.author_names.iter().map(|name| MetaTag {
             name: "citation_author",
-            content: self.profiles[a].name.clone(),
+            content: name.clone(),
         }));
         tags.push(MetaTag {
             name: "citation_publication_date",
@@ -269,11 +276,11 @@ impl Planner<'_> {
         }
         tags.push(MetaTag {
             name: "citation_language",
-            content: self.config.language.clone(),
+            content: self.v.config().language.clone(),
         });
         tags.push(MetaTag {
             name: "citation_abstract_html_url",
-            content: self.paper_urls[id].clone(),
+            content: card.url.to_string(),
         });
         tags
     }

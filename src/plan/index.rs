@@ -1,0 +1,248 @@
+//! The site index: everything the outputs are made from, computed once, in plain
+//! read-only tables by author and paper id (profiles, paths, URLs, lists, converted
+//! texts, citation keys). Later stages read it; nothing in it is made on first use.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::paths::{author_path, paper_path, public_url};
+use super::profiles::{merge_profiles, Profile};
+use super::texts::{convert_texts, PaperText};
+use super::{PlanInput, RESERVED_SEGMENTS};
+use crate::config::SiteConfig;
+use crate::content::ExtraPage;
+use crate::diagnostics::{Diagnostic, Location};
+use crate::graph::{PaperId, SiteGraph};
+
+/// Everything the outputs of a site are made from.
+pub struct SiteIndex<'a> {
+    /// The linked authors and papers.
+    pub graph: &'a SiteGraph,
+    /// Site configuration.
+    pub config: &'a SiteConfig,
+    /// Whether directories are linked as `x/` (else `x/index.html`).
+    pub pretty: bool,
+    /// Extra pages, in navigation order (weight, then title).
+    pub extra_pages: Vec<&'a ExtraPage>,
+    /// Each author's profile, by author id.
+    pub profiles: Vec<Profile>,
+    /// Subject code -> papers, newest first.
+    pub subjects: BTreeMap<&'a str, Vec<PaperId>>,
+    /// Year -> papers, by title.
+    pub years: BTreeMap<u16, Vec<PaperId>>,
+    /// Every paper, newest first (then by slug).
+    pub newest: Vec<PaperId>,
+    /// Site path of each author page, by author id.
+    pub author_paths: Vec<String>,
+    /// Site path of each paper page, by paper id.
+    pub paper_paths: Vec<String>,
+    /// Public URL of each paper page (absolute with a base URL), by paper id.
+    pub paper_urls: Vec<String>,
+    /// Title and abstract of each paper as HTML and as clean text, by paper id.
+    pub paper_texts: Vec<Arc<PaperText>>,
+    /// Display names of each paper's authors, by paper id.
+    pub paper_author_names: Vec<Vec<String>>,
+    /// Citation key of each paper, by paper id.
+    pub citation_keys: Vec<String>,
+}
+
+impl<'a> SiteIndex<'a> {
+    /// Indexes a linked site; what does not check out is reported in `diagnostics`.
+    pub fn new(input: &PlanInput<'a>, diagnostics: &mut Vec<Diagnostic>) -> SiteIndex<'a> {
+        let graph = input.graph;
+        let config = input.config;
+        let profiles = merge_profiles(graph, config, input.bios, diagnostics);
+        let extra_pages = extra_pages(input.pages, diagnostics);
+        let (subjects, years) = subject_and_year_lists(graph);
+        let (paper_texts, mut tex_diagnostics) = convert_texts(graph, &input.memo.texts);
+        diagnostics.append(&mut tex_diagnostics);
+        let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
+        newest.sort_by(|&a, &b| {
+            let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
+            pb.year.cmp(&pa.year).then_with(|| pa.slug.cmp(&pb.slug))
+        });
+        let paper_author_names: Vec<Vec<String>> = graph
+            .papers
+            .iter()
+            .map(|p| {
+                p.authors
+                    .iter()
+                    .map(|&a| profiles[a].name.clone())
+                    .collect()
+            })
+            .collect();
+        let citation_keys = citation_keys(graph, &paper_author_names, &paper_texts);
+        let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
+        let paper_urls = paper_paths
+            .iter()
+            .map(|path| public_url(config, path))
+            .collect();
+        SiteIndex {
+            graph,
+            config,
+            pretty: config.pretty_urls(),
+            extra_pages,
+            profiles,
+            subjects,
+            years,
+            newest,
+            author_paths: graph.authors.iter().map(author_path).collect(),
+            paper_paths,
+            paper_urls,
+            paper_texts,
+            paper_author_names,
+            citation_keys,
+        }
+    }
+
+    /// The URL a site path is published at (see [`public_url`]).
+    pub fn public_url(&self, site_path: &str) -> String {
+        public_url(self.config, site_path)
+    }
+
+    /// The papers of subject `code`, newest first (none for an unknown code).
+    pub fn subject_papers(&self, code: &str) -> &[PaperId] {
+        self.subjects.get(code).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The papers of `year`, by title (none for a year without papers).
+    pub fn year_papers(&self, year: u16) -> &[PaperId] {
+        self.years.get(&year).map_or(&[][..], Vec::as_slice)
+    }
+}
+
+/// The extra pages in navigation order, without those that would take a reserved URL.
+fn extra_pages<'a>(
+    pages: &'a [ExtraPage],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<&'a ExtraPage> {
+    let mut extra_pages: Vec<&ExtraPage> = pages
+        .iter()
+        .filter(|p| {
+            let reserved = RESERVED_SEGMENTS.contains(&p.slug.as_str());
+            if reserved {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        format!(
+                            "page `{}` would take the reserved URL /{}/; it is skipped",
+                            p.path.display(),
+                            p.slug
+                        ),
+                        Some(Location::at_line(&p.path, 1, 1, "", 1)),
+                    )
+                    .with_note("rename the file"),
+                );
+            }
+            !reserved
+        })
+        .collect();
+    extra_pages.sort_by(|a, b| {
+        a.weight
+            .cmp(&b.weight)
+            .then_with(|| a.title.cmp(&b.title))
+            .then_with(|| a.slug.cmp(&b.slug))
+    });
+    extra_pages
+}
+
+/// Subject lists (newest first, then by slug) and year lists (by title,
+/// case-insensitive, then slug).
+type SubjectAndYearLists<'a> = (BTreeMap<&'a str, Vec<PaperId>>, BTreeMap<u16, Vec<PaperId>>);
+
+fn subject_and_year_lists(graph: &SiteGraph) -> SubjectAndYearLists<'_> {
+    let mut subjects: BTreeMap<&str, Vec<PaperId>> = BTreeMap::new();
+    let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
+    for (id, paper) in graph.papers.iter().enumerate() {
+        for subject in &paper.subjects {
+            subjects.entry(subject.as_str()).or_default().push(id);
+        }
+        years.entry(paper.year).or_default().push(id);
+    }
+    let newest_first = |list: &mut Vec<PaperId>| {
+        list.sort_by(|&a, &b| {
+            let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
+            pb.year.cmp(&pa.year).then_with(|| pa.slug.cmp(&pb.slug))
+        })
+    };
+    subjects.values_mut().for_each(newest_first);
+    let lowercase_titles: Vec<String> = graph
+        .papers
+        .par_iter()
+        .map(|p| p.title.to_lowercase())
+        .collect();
+    for list in years.values_mut() {
+        list.sort_by(|&a, &b| {
+            lowercase_titles[a]
+                .cmp(&lowercase_titles[b])
+                .then_with(|| graph.papers[a].slug.cmp(&graph.papers[b].slug))
+        });
+    }
+    (subjects, years)
+}
+
+/// Each paper's citation key, unique across the site.
+fn citation_keys(
+    graph: &SiteGraph,
+    author_names: &[Vec<String>],
+    texts: &[Arc<PaperText>],
+) -> Vec<String> {
+    crate::cite::citation_keys(
+        &graph
+            .papers
+            .iter()
+            .enumerate()
+            .map(|(id, p)| {
+                (
+                    author_names[id].first().map(String::as_str),
+                    p.year,
+                    texts[id].title_text.as_str(),
+                    p.slug.as_str(),
+                )
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Up to `n` papers of an author's `list` (newest first) nearest to paper `id` in it,
+/// alternating newer and older, returned in list order. A paper's neighbours change
+/// only when papers next to it in the list do, so adding a paper to a prolific author
+/// changes few of their paper pages.
+pub fn nearby_papers(list: &[PaperId], id: PaperId, n: usize) -> Vec<PaperId> {
+    let Some(position) = list.iter().position(|&p| p == id) else {
+        return list.iter().copied().take(n).collect();
+    };
+    let mut picked = Vec::with_capacity(n);
+    let mut step = 1;
+    while picked.len() < n && (step <= position || position + step < list.len()) {
+        if step <= position {
+            picked.push(position - step);
+        }
+        if picked.len() < n && position + step < list.len() {
+            picked.push(position + step);
+        }
+        step += 1;
+    }
+    picked.sort_unstable();
+    picked.into_iter().map(|i| list[i]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearby_papers_alternate_around_the_paper() {
+        let list = [10, 11, 12, 13, 14, 15];
+        assert_eq!(
+            nearby_papers(&list, 10, 3),
+            [11, 12, 13],
+            "newest: only older ones"
+        );
+        assert_eq!(nearby_papers(&list, 13, 3), [11, 12, 14]);
+        assert_eq!(nearby_papers(&list, 15, 3), [12, 13, 14]);
+        assert_eq!(nearby_papers(&[10, 11], 11, 3), [10]);
+        assert_eq!(nearby_papers(&[10], 10, 3), Vec::<usize>::new());
+    }
+}

@@ -1,0 +1,853 @@
+//! Making each output's context (or bytes) from the site index, one file per kind of
+//! output, each builder declaring what it reads ([`reads`]) before it reads it.
+//!
+//! Each page gets a small context of its own holding only what it shows, with every
+//! link already resolved (relative to the page, so the site works under any path and
+//! from disk). A page's output is a pure function of its template and its context.
+
+use std::sync::OnceLock;
+
+use serde::Serialize;
+
+use crate::graph::{AuthorId, PaperId};
+use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
+use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
+use crate::reuse::Reuse;
+use crate::search::{SearchIndex, SearchMemo};
+
+mod authors;
+mod exports;
+mod feeds;
+mod home;
+mod metadata;
+mod paper;
+pub mod reads;
+mod site_pages;
+mod subjects;
+mod years;
+
+pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext, FEED_ENTRIES};
+pub use metadata::{FeedLink, MetaTag, PageMeta};
+pub use reads::{Entities, Reads, TemplateHashes, TemplateSet, View};
+
+/// How many of the newest papers the home page lists.
+pub const HOME_NEWEST_PAPERS: usize = 10;
+/// How many authors (most papers first) the home page lists.
+pub const HOME_AUTHORS: usize = 24;
+/// How many other papers per author a paper page lists.
+pub const MORE_PAPERS_PER_AUTHOR: usize = 3;
+
+/// Work the render stage can reuse from the previous build in the same process (see
+/// [`crate::reuse`]): citations and the items of the data files.
+#[derive(Default)]
+pub struct RenderMemo {
+    citations: Reuse<exports::BriefCitation>,
+    data_items: Reuse<Vec<u8>>,
+}
+
+impl RenderMemo {
+    /// Starts keeping results for the next build (see [`Reuse::enable`]).
+    pub fn enable(&mut self) {
+        self.citations.enable();
+        self.data_items.enable();
+    }
+
+    /// Ends a build: see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.citations.finish_build();
+        self.data_items.finish_build();
+    }
+}
+
+/// Pieces many outputs of one build show, each made once (on first use) and shared:
+/// a paper as a list item and as a short reference, a link to an author, a paper's
+/// feed entry and its citation without abstract. Each is a pure function of one
+/// paper's or author's entities, so sharing it changes nothing.
+struct Fragments {
+    list_items: Vec<OnceLock<Shared>>,
+    paper_refs: Vec<OnceLock<Shared>>,
+    author_links: Vec<OnceLock<Shared>>,
+    feed_entries: Vec<OnceLock<Shared>>,
+    brief_citations: Vec<OnceLock<std::sync::Arc<exports::BriefCitation>>>,
+}
+
+/// `n` values to be made on first use.
+fn unset<T>(n: usize) -> Vec<OnceLock<T>> {
+    (0..n).map(|_| OnceLock::new()).collect()
+}
+
+/// Makes the outputs of one build from its index: declares what each reads, makes its
+/// context or bytes, and computes its fingerprint.
+pub struct OutputMaker<'a> {
+    ix: &'a SiteIndex<'a>,
+    fragments: Fragments,
+    memo: &'a RenderMemo,
+    entities: OnceLock<Entities>,
+    /// The search index, once it is built (its files are made last).
+    search: OnceLock<SearchIndex>,
+}
+
+impl<'a> OutputMaker<'a> {
+    /// A maker for the outputs of `ix`.
+    pub fn new(ix: &'a SiteIndex<'a>, memo: &'a RenderMemo) -> OutputMaker<'a> {
+        OutputMaker {
+            ix,
+            fragments: Fragments {
+                list_items: unset(ix.graph.papers.len()),
+                paper_refs: unset(ix.graph.papers.len()),
+                author_links: unset(ix.graph.authors.len()),
+                feed_entries: unset(ix.graph.papers.len()),
+                brief_citations: unset(ix.graph.papers.len()),
+            },
+            memo,
+            entities: OnceLock::new(),
+            search: OnceLock::new(),
+        }
+    }
+
+    /// Builds the search index (once; from any thread, while other outputs are made).
+    pub fn prepare_search(&self, memo: &SearchMemo) -> &SearchIndex {
+        self.search
+            .get_or_init(|| SearchIndex::build(self.ix, memo))
+    }
+
+    /// What the output `kind` reads.
+    pub fn reads<'k>(&self, kind: &'k OutputKind) -> Reads<'k>
+    where
+        'a: 'k,
+    {
+        let ix: &'k SiteIndex<'k> = self.ix;
+        let whole_site = Reads {
+            whole_site: true,
+            ..Reads::default()
+        };
+        match kind {
+            OutputKind::Page(page) => page_reads(ix, page),
+            OutputKind::Feed(feed) => feeds::reads(feed),
+            OutputKind::Sitemap
+            | OutputKind::AuthorsData
+            | OutputKind::PapersData
+            | OutputKind::SearchIndex(_) => whole_site,
+            OutputKind::Robots => Reads::default(),
+            OutputKind::PaperCitation(p, _) => Reads {
+                papers: vec![*p],
+                ..Reads::default()
+            },
+            OutputKind::AuthorCitations(a, _) => Reads {
+                author_lists: vec![*a],
+                ..Reads::default()
+            },
+        }
+    }
+
+    /// The fingerprint of an output: a hash of what it declares it reads and of its
+    /// templates. The same fingerprint means the same bytes.
+    pub fn fingerprint(&self, path: &str, kind: &OutputKind, templates: &TemplateHashes) -> u64 {
+        let entities = self.entities.get_or_init(|| Entities::of(self.ix));
+        let template = match template_set(kind) {
+            TemplateSet::None => 0,
+            TemplateSet::Html => templates.html,
+            TemplateSet::Atom => templates.atom,
+            TemplateSet::Sitemap => templates.sitemap,
+        };
+        entities.fingerprint(self.ix, path, template, &self.reads(kind))
+    }
+
+    /// Makes an output's context or bytes, reading only what [`OutputMaker::reads`]
+    /// declares for it.
+    pub fn make(&self, kind: &OutputKind) -> Output {
+        let reads = self.reads(kind);
+        let b = OutputBuilder {
+            v: View::new(self.ix, &reads),
+            fragments: &self.fragments,
+            memo: self.memo,
+        };
+        match kind {
+            OutputKind::Page(page) => Output::Page(Box::new(b.page_context(page))),
+            OutputKind::Feed(feed) => Output::Feed(b.feed(feed)),
+            OutputKind::Sitemap => Output::Sitemap(b.sitemap()),
+            OutputKind::Robots => Output::Bytes(b.robots()),
+            OutputKind::AuthorsData => Output::Bytes(b.authors_json()),
+            OutputKind::PapersData => Output::Bytes(b.papers_json()),
+            OutputKind::SearchIndex(path) => {
+                Output::Bytes(self.search.get().map_or_else(Vec::new, |s| s.file(path)))
+            }
+            OutputKind::PaperCitation(id, format) => Output::Bytes(b.paper_citation(*id, *format)),
+            OutputKind::AuthorCitations(id, format) => {
+                Output::Bytes(b.author_citations(*id, *format))
+            }
+        }
+    }
+}
+
+/// Which templates render an output.
+fn template_set(kind: &OutputKind) -> TemplateSet {
+    match kind {
+        OutputKind::Page(_) => TemplateSet::Html,
+        OutputKind::Feed(_) => TemplateSet::Atom,
+        OutputKind::Sitemap => TemplateSet::Sitemap,
+        _ => TemplateSet::None,
+    }
+}
+
+/// What a page reads, by kind.
+fn page_reads<'k>(ix: &'k SiteIndex<'k>, page: &'k PageKind) -> Reads<'k> {
+    match page {
+        PageKind::Home => home::reads(),
+        PageKind::Authors => authors::index_reads(),
+        PageKind::Author(id, _) => authors::page_reads(*id),
+        PageKind::Paper(id) => paper::reads(ix, *id),
+        PageKind::Subjects => subjects::index_reads(),
+        PageKind::Subject(code, _) => subjects::page_reads(code),
+        PageKind::Years => years::index_reads(),
+        PageKind::Year(year, _) => years::page_reads(*year),
+        PageKind::Extra(_) | PageKind::NotFound => Reads::default(),
+        PageKind::Search => site_pages::search_reads(),
+    }
+}
+
+/// What makes one output: the view of the index it declared, and the fragments shared
+/// by the outputs of the build.
+pub(crate) struct OutputBuilder<'a> {
+    v: View<'a>,
+    fragments: &'a Fragments,
+    memo: &'a RenderMemo,
+}
+
+impl OutputBuilder<'_> {
+    /// Builds a page's context.
+    fn page_context(&self, kind: &PageKind) -> PageContext {
+        match kind {
+            PageKind::Home => self.home(),
+            PageKind::Authors => self.authors_index(),
+            PageKind::Author(id, page) => self.author_page(*id, *page),
+            PageKind::Paper(id) => self.paper_page(*id),
+            PageKind::Subjects => self.subjects_index(),
+            PageKind::Subject(code, page) => self.subject_page(code, *page),
+            PageKind::Years => self.years_index(),
+            PageKind::Year(year, page) => self.year_page(*year, *page),
+            PageKind::Extra(i) => self.extra_page(*i),
+            PageKind::NotFound => self.not_found(),
+            PageKind::Search => self.search_page(),
+        }
+    }
+
+    /// The site-wide values every page shows.
+    fn site_info(&self) -> SiteInfo {
+        let config = self.v.config();
+        SiteInfo {
+            title: config.title.clone(),
+            description: config.description.clone(),
+            language: config.language.clone(),
+        }
+    }
+
+    fn frame(
+        &self,
+        site_path: &str,
+        linker: &Linker,
+        title: String,
+        description: String,
+    ) -> PageFrame {
+        let section = site_path.split('/').next().unwrap_or("");
+        let mut nav = vec![
+            ("Authors", "authors/"),
+            ("Subjects", "subjects/"),
+            ("Years", "years/"),
+        ]
+        .into_iter()
+        .map(|(title, path)| NavLink {
+            title: title.to_string(),
+            href: linker.href(path),
+            current: if site_path == path {
+                Some("page")
+            } else if !section.is_empty() && path.strip_prefix(section) == Some("/") {
+                Some("true")
+            } else {
+                None
+            },
+        })
+        .collect::<Vec<_>>();
+        for page in self.v.extra_pages() {
+            nav.push(NavLink {
+                title: page.title.clone(),
+                href: linker.href(&format!("{}/", page.slug)),
+                current: (section == page.slug).then_some("page"),
+            });
+        }
+        PageFrame {
+            title,
+            description,
+            css_href: linker.href("style.css"),
+            favicon_href: linker.href("favicon.svg"),
+            script_href: linker.href("site.js"),
+            search_action: linker.href("authors/"),
+            search_href: linker.href("search/"),
+            home_href: linker.href(""),
+            nav,
+            meta: self.base_meta(site_path, linker),
+        }
+    }
+
+    fn page(
+        &self,
+        site_path: &str,
+        title: String,
+        description: String,
+        data: impl FnOnce(&Linker) -> PageData,
+    ) -> PageContext {
+        let linker = Linker::for_path(site_path, self.v.pretty());
+        self.page_with(site_path, linker, title, description, data)
+    }
+
+    fn page_with(
+        &self,
+        site_path: &str,
+        linker: Linker,
+        title: String,
+        description: String,
+        data: impl FnOnce(&Linker) -> PageData,
+    ) -> PageContext {
+        PageContext {
+            site: self.site_info(),
+            page: self.frame(site_path, &linker, title, description),
+            data: data(&linker),
+        }
+    }
+
+    fn author_link(&self, id: AuthorId, linker: &Linker) -> AuthorLink {
+        let author = self.v.author(id);
+        AuthorLink {
+            name: author.profile.name.clone(),
+            href: linker.href(author.path),
+        }
+    }
+
+    /// What `make` makes for a page, converted for the templates. Links in it start from
+    /// the site root, even a link to the page it is on, so it is the same on every page
+    /// at one depth: it is made once (kept in `cache`) for the pages two folders deep
+    /// (`authors/x/`, `papers/x/`, `years/2020/`, `subjects/cs.LG/`), which show every
+    /// paper and author several times.
+    fn shared<T: Serialize>(
+        &self,
+        cache: &std::sync::OnceLock<Shared>,
+        linker: &Linker,
+        make: impl FnOnce(&Linker) -> T,
+    ) -> Shared {
+        // Made only when the value is (most calls find it made already).
+        let make_shared = || {
+            let from_root = Linker {
+                root: linker.root.clone(),
+                here: String::new(),
+                pretty: linker.pretty,
+            };
+            Shared::new(&make(&from_root))
+        };
+        if linker.root == "../../" {
+            cache.get_or_init(make_shared).clone()
+        } else {
+            make_shared()
+        }
+    }
+
+    /// Paper `id` in a list of papers (a [`PaperItem`]; see [`OutputBuilder::shared`]).
+    fn list_item(&self, id: PaperId, linker: &Linker) -> Shared {
+        self.shared(&self.fragments.list_items[id], linker, |l| {
+            self.paper_item(id, l)
+        })
+    }
+
+    /// A link to author `id` (an [`AuthorLink`]; see [`OutputBuilder::shared`]).
+    fn shared_author_link(&self, id: AuthorId, linker: &Linker) -> Shared {
+        self.shared(&self.fragments.author_links[id], linker, |l| {
+            self.author_link(id, l)
+        })
+    }
+
+    /// Paper `id` in a short list (a [`PaperRef`]; see [`OutputBuilder::shared`]).
+    fn paper_ref(&self, id: PaperId, linker: &Linker) -> Shared {
+        self.shared(&self.fragments.paper_refs[id], linker, |l| {
+            let card = self.v.paper(id);
+            PaperRef {
+                title_html: card.text.title_html.clone(),
+                href: l.href(card.path),
+                year: card.paper.year,
+            }
+        })
+    }
+
+    fn paper_item(&self, id: PaperId, linker: &Linker) -> PaperItem {
+        let card = self.v.paper(id);
+        let paper = card.paper;
+        PaperItem {
+            title_html: card.text.title_html.clone(),
+            href: linker.href(card.path),
+            year: paper.year,
+            authors: paper
+                .authors
+                .iter()
+                .map(|&a| self.author_link(a, linker))
+                .collect(),
+            subject: paper.subjects.first().cloned(),
+        }
+    }
+
+    fn subject_link(&self, code: &str, count: usize, linker: &Linker) -> SubjectLink {
+        SubjectLink {
+            code: code.to_string(),
+            name: subject_name(code),
+            href: linker.href(&subject_path(code)),
+            count,
+        }
+    }
+
+    /// The papers of page `page` of `list`, links to the other pages, and a year index
+    /// over the whole list (for lists grouped by year).
+    fn paging<'l>(
+        &self,
+        base: &str,
+        list: &'l [PaperId],
+        page: usize,
+        linker: &Linker,
+    ) -> (&'l [PaperId], Option<Pagination>, Vec<YearAnchor>) {
+        let total = page_count(list.len());
+        let start = (page * PAGE_SIZE).min(list.len());
+        let slice = &list[start..(start + PAGE_SIZE).min(list.len())];
+        let href = |p: usize| linker.href(&paged_path(base, p));
+        let pagination = (total > 1).then(|| Pagination {
+            current: page + 1,
+            total,
+            previous: page.checked_sub(1).map(href),
+            next: (page + 1 < total).then(|| href(page + 1)),
+            pages: (0..total)
+                .map(|p| PageLink {
+                    number: p + 1,
+                    href: href(p),
+                    current: p == page,
+                })
+                .collect(),
+        });
+        let mut year_index: Vec<YearAnchor> = Vec::new();
+        for (i, &paper) in list.iter().enumerate() {
+            let year = self.v.paper(paper).paper.year;
+            if year_index.last().is_some_and(|y| y.year == year) {
+                continue;
+            }
+            let on = i / PAGE_SIZE;
+            let target = if on == page { String::new() } else { href(on) };
+            year_index.push(YearAnchor {
+                year,
+                href: format!("{target}#y{year}"),
+            });
+        }
+        (slice, pagination, year_index)
+    }
+
+    fn by_year(&self, papers: &[PaperId], linker: &Linker) -> Vec<YearGroup> {
+        let mut groups: Vec<YearGroup> = Vec::new();
+        for &id in papers {
+            let year = self.v.paper(id).paper.year;
+            if groups.last().is_none_or(|g| g.year != year) {
+                groups.push(YearGroup {
+                    year,
+                    papers: Vec::new(),
+                });
+            }
+            if let Some(group) = groups.last_mut() {
+                group.papers.push(self.list_item(id, linker));
+            }
+        }
+        groups
+    }
+}
+
+/// A piece of a template context that many outputs show (a paper's feed entry, say),
+/// converted to the template engine's value once and shared: cloning it is cheap, and
+/// the renderer takes it as it is instead of converting it again for every output.
+/// Templates see the same fields as if the piece itself were in the context.
+#[derive(Debug, Clone)]
+pub struct Shared(tera::Value);
+
+impl Shared {
+    /// Converts `value` once.
+    pub fn new<T: Serialize>(value: &T) -> Shared {
+        Shared(tera::Value::from_serializable(value))
+    }
+}
+
+impl Serialize for Shared {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// The contents of one output, as [`OutputBuilder`] makes it.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// Context for an HTML page template.
+    Page(Box<PageContext>),
+    /// Context for the Atom feed template.
+    Feed(FeedContext),
+    /// Context for the sitemap template.
+    Sitemap(SitemapContext),
+    /// Finished bytes.
+    Bytes(Vec<u8>),
+}
+
+/// What every page's template receives.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageContext {
+    /// Site-wide values.
+    pub site: SiteInfo,
+    /// The page's own framing: title, links to the stylesheet, home and navigation.
+    pub page: PageFrame,
+    /// The page kind's data.
+    #[serde(flatten)]
+    pub data: PageData,
+}
+
+/// Site-wide values, the same for every page.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteInfo {
+    /// Site title.
+    pub title: String,
+    /// Site description.
+    pub description: String,
+    /// Page language.
+    pub language: String,
+}
+
+/// Per-page framing.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageFrame {
+    /// Title for `<title>` and the main heading.
+    pub title: String,
+    /// Meta description.
+    pub description: String,
+    /// Link to the stylesheet.
+    pub css_href: String,
+    /// Link to the favicon.
+    pub favicon_href: String,
+    /// Link to the progressive-enhancement script.
+    pub script_href: String,
+    /// Where the header's search box goes without JavaScript: the authors index.
+    pub search_action: String,
+    /// The search page, which the box goes to with JavaScript.
+    pub search_href: String,
+    /// Link to the home page.
+    pub home_href: String,
+    /// Navigation entries.
+    pub nav: Vec<NavLink>,
+    /// Search-engine and reference-manager metadata.
+    pub meta: PageMeta,
+}
+
+/// One navigation entry.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavLink {
+    /// Label.
+    pub title: String,
+    /// Link.
+    pub href: String,
+    /// `aria-current` value: `page` on the entry's own page, `true` inside its section.
+    pub current: Option<&'static str>,
+}
+
+/// A link to an author.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuthorLink {
+    /// Display name.
+    pub name: String,
+    /// Link to the author's page.
+    pub href: String,
+}
+
+/// An author in a list, with a count.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuthorCount {
+    /// Display name.
+    pub name: String,
+    /// Link to the author's page.
+    pub href: String,
+    /// Number of papers (or shared papers, for co-authors).
+    pub count: usize,
+}
+
+/// A paper in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct PaperItem {
+    /// Title as safe HTML.
+    pub title_html: String,
+    /// Link to the paper's page.
+    pub href: String,
+    /// Year.
+    pub year: u16,
+    /// The paper's authors on this site.
+    pub authors: Vec<AuthorLink>,
+    /// Primary subject code, if any.
+    pub subject: Option<String>,
+}
+
+/// A paper in a short list: title, link and year only.
+#[derive(Debug, Clone, Serialize)]
+pub struct PaperRef {
+    /// Title as safe HTML.
+    pub title_html: String,
+    /// Link to the paper's page.
+    pub href: String,
+    /// Year.
+    pub year: u16,
+}
+
+/// A link to a citation file.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportLink {
+    /// Format name, e.g. `BibTeX`.
+    pub format: &'static str,
+    /// Link to the file.
+    pub href: String,
+}
+
+/// A subject in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubjectLink {
+    /// arXiv code.
+    pub code: String,
+    /// Full name (the code when not in the taxonomy).
+    pub name: String,
+    /// Link to the subject's page.
+    pub href: String,
+    /// Number of papers.
+    pub count: usize,
+}
+
+/// Links between the pages of a long list.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pagination {
+    /// This page's number, from 1.
+    pub current: usize,
+    /// Number of pages.
+    pub total: usize,
+    /// The previous page, if any.
+    pub previous: Option<String>,
+    /// The next page, if any.
+    pub next: Option<String>,
+    /// Every page.
+    pub pages: Vec<PageLink>,
+}
+
+/// One page of a long list.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageLink {
+    /// Page number, from 1.
+    pub number: usize,
+    /// Link to it.
+    pub href: String,
+    /// Whether it is the current page.
+    pub current: bool,
+}
+
+/// A year in the year index of a long list, linking to where its papers start.
+#[derive(Debug, Clone, Serialize)]
+pub struct YearAnchor {
+    /// The year.
+    pub year: u16,
+    /// Link to its heading (on whichever page it is).
+    pub href: String,
+}
+
+/// Papers of one year.
+#[derive(Debug, Clone, Serialize)]
+pub struct YearGroup {
+    /// The year.
+    pub year: u16,
+    /// Its papers (each a [`PaperItem`]).
+    pub papers: Vec<Shared>,
+}
+
+/// Authors under one initial letter.
+#[derive(Debug, Clone, Serialize)]
+pub struct LetterGroup {
+    /// The letter (`A`-`Z`, or `#` for others).
+    pub letter: String,
+    /// Authors, by family name.
+    pub authors: Vec<AuthorCount>,
+}
+
+/// Subjects of one arXiv group (Computer Science, Physics, ...).
+#[derive(Debug, Clone, Serialize)]
+pub struct SubjectGroup {
+    /// Group name.
+    pub name: String,
+    /// Its subjects.
+    pub subjects: Vec<SubjectLink>,
+}
+
+/// A year in the years index.
+#[derive(Debug, Clone, Serialize)]
+pub struct YearLink {
+    /// The year.
+    pub year: u16,
+    /// Link to the year's page.
+    pub href: String,
+    /// Number of papers.
+    pub count: usize,
+}
+
+/// An author's other papers, on a paper page.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoreBy {
+    /// The author.
+    pub author: Shared,
+    /// Their papers closest to this one in time, newest first.
+    pub papers: Vec<Shared>,
+    /// Whether they have more papers than these.
+    pub more: bool,
+}
+
+/// The data of each kind of page.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PageData {
+    /// The home page.
+    Home {
+        /// Number of authors.
+        author_count: usize,
+        /// Number of papers.
+        paper_count: usize,
+        /// Number of papers listed by several authors.
+        shared_count: usize,
+        /// Number of subjects.
+        subject_count: usize,
+        /// The authors with most papers.
+        authors: Vec<AuthorCount>,
+        /// Whether `authors` is all of them.
+        all_authors_listed: bool,
+        /// Link to the authors index.
+        authors_href: String,
+        /// Newest papers.
+        newest: Vec<Shared>,
+        /// Subjects, most papers first.
+        subjects: Vec<SubjectLink>,
+    },
+    /// The A-Z authors index.
+    Authors {
+        /// Letters present, in order.
+        letters: Vec<LetterGroup>,
+        /// Number of authors.
+        author_count: usize,
+    },
+    /// One author.
+    Author {
+        /// Display name.
+        name: String,
+        /// Bio rendered to HTML (safe).
+        bio_html: Option<String>,
+        /// Institution.
+        affiliation: Option<String>,
+        /// Homepage.
+        homepage: Option<String>,
+        /// ORCID iD.
+        orcid: Option<String>,
+        /// Photo URL.
+        photo: Option<String>,
+        /// Number of papers.
+        paper_count: usize,
+        /// First and last year, e.g. `2019–2026`.
+        years_active: String,
+        /// Subjects with counts, most papers first.
+        subjects: Vec<SubjectLink>,
+        /// This page's papers grouped by year, newest first.
+        years: Vec<YearGroup>,
+        /// Every year of the author's papers, linking to its heading.
+        year_index: Vec<YearAnchor>,
+        /// Links to the other pages when the list is long.
+        pagination: Option<Pagination>,
+        /// Co-authors with numbers of shared papers.
+        coauthors: Vec<AuthorCount>,
+        /// The co-author graph as inline SVG (safe), when there are co-authors.
+        coauthor_graph: Option<String>,
+        /// Links to the author's publication lists in citation formats.
+        exports: Vec<ExportLink>,
+    },
+    /// One paper.
+    Paper {
+        /// Title as safe HTML (math as MathML).
+        title_html: String,
+        /// Year.
+        year: u16,
+        /// Link to the year's page.
+        year_href: String,
+        /// Source, e.g. `arXiv`.
+        source: String,
+        /// Subjects with full names.
+        subjects: Vec<SubjectLink>,
+        /// Abstract paragraphs as safe HTML (text escaped, math as MathML).
+        abstract_html: Vec<String>,
+        /// Authors on this site (each an [`AuthorLink`]).
+        authors: Vec<Shared>,
+        /// More papers by each author.
+        more_by: Vec<MoreBy>,
+        /// The paper's BibTeX entry, for the "Cite" block.
+        bibtex: String,
+        /// Links to the paper's citation files.
+        exports: Vec<ExportLink>,
+    },
+    /// The subjects index.
+    Subjects {
+        /// Subjects grouped by arXiv group.
+        groups: Vec<SubjectGroup>,
+    },
+    /// One subject.
+    Subject {
+        /// Code.
+        code: String,
+        /// Full name.
+        name: String,
+        /// Number of papers.
+        paper_count: usize,
+        /// This page's papers by year, newest first.
+        years: Vec<YearGroup>,
+        /// Every year of the subject's papers, linking to its heading.
+        year_index: Vec<YearAnchor>,
+        /// Links to the other pages when the list is long.
+        pagination: Option<Pagination>,
+    },
+    /// The years index.
+    Years {
+        /// Years, newest first.
+        years: Vec<YearLink>,
+    },
+    /// One year.
+    Year {
+        /// The year.
+        year: u16,
+        /// This page's papers, by title.
+        papers: Vec<Shared>,
+        /// Number of papers from the year.
+        paper_count: usize,
+        /// Links to the other pages when the list is long.
+        pagination: Option<Pagination>,
+        /// Previous (older) year with papers.
+        previous: Option<YearLink>,
+        /// Next (newer) year with papers.
+        next: Option<YearLink>,
+    },
+    /// An extra page from `content/pages/`.
+    Extra {
+        /// Body HTML (safe).
+        body_html: String,
+    },
+    /// The 404 page.
+    NotFound {
+        /// Link to the authors index.
+        authors_href: String,
+    },
+    /// The search page.
+    Search {
+        /// Prefix from the search page to the site root, for the index's links.
+        root: String,
+        /// Link to the authors index (the way to browse without JavaScript).
+        authors_href: String,
+    },
+}

@@ -1,0 +1,121 @@
+//! A paper's page: title and abstract (math as MathML), authors, subjects, more by each
+//! author, the citation block and exports, and the metadata scholarly engines read.
+
+use super::{
+    ExportLink, MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_PAPERS_PER_AUTHOR,
+};
+use crate::graph::PaperId;
+use crate::plan::paths::year_path;
+use crate::plan::{CitationFormat, SiteIndex};
+
+/// A paper's page shows the paper (with its authors), the number of papers of each of
+/// its subjects, and the papers near it in each author's list.
+pub(super) fn reads<'k>(ix: &'k SiteIndex<'k>, id: PaperId) -> Reads<'k> {
+    let paper = &ix.graph.papers[id];
+    Reads {
+        papers: vec![id],
+        subject_counts: paper.subjects.iter().map(String::as_str).collect(),
+        nearby: paper
+            .authors
+            .iter()
+            .map(|&a| (a, id, MORE_PAPERS_PER_AUTHOR))
+            .collect(),
+        ..Reads::default()
+    }
+}
+
+impl OutputBuilder<'_> {
+    pub(super) fn paper_page(&self, id: PaperId) -> PageContext {
+        let card = self.v.paper(id);
+        let paper = card.paper;
+        let text = card.text;
+        let description = text
+            .abstract_text
+            .as_deref()
+            .map(|a| truncate_chars(a, 200))
+            .unwrap_or_else(|| format!("{} ({})", text.title_text, paper.year));
+        let site_path = card.path;
+        let mut context = self.page(site_path, text.title_text.clone(), description, |linker| {
+            PageData::Paper {
+                title_html: text.title_html.clone(),
+                year: paper.year,
+                year_href: linker.href(&year_path(paper.year)),
+                source: paper.source.clone(),
+                subjects: paper
+                    .subjects
+                    .iter()
+                    .map(|code| self.subject_link(code, self.v.subject_count(code), linker))
+                    .collect(),
+                abstract_html: text.abstract_html.clone(),
+                authors: paper
+                    .authors
+                    .iter()
+                    .map(|&a| self.shared_author_link(a, linker))
+                    .collect(),
+                more_by: paper
+                    .authors
+                    .iter()
+                    .filter_map(|&a| {
+                        let (nearby, more) = self.v.nearby(a, id, MORE_PAPERS_PER_AUTHOR);
+                        (!nearby.is_empty()).then(|| MoreBy {
+                            author: self.shared_author_link(a, linker),
+                            papers: nearby.iter().map(|&p| self.paper_ref(p, linker)).collect(),
+                            more,
+                        })
+                    })
+                    .collect(),
+                bibtex: self.bibtex_for(id),
+                exports: CitationFormat::ALL
+                    .iter()
+                    .map(|f| ExportLink {
+                        format: f.label(),
+                        href: linker.href(&format!("{site_path}cite.{}", f.extension())),
+                    })
+                    .collect(),
+            }
+        });
+        let meta = &mut context.page.meta;
+        meta.og_type = "article";
+        meta.tags = self.citation_tags(id);
+        meta.jsonld = Some(self.article_jsonld(id));
+        context
+    }
+}
+
+/// The start of `text`, flattened to one line and cut at a word: at most `max`
+/// characters and an ellipsis.
+fn truncate_chars(text: &str, max: usize) -> String {
+    // Only the start of a long text matters: look at a little more than `max` characters.
+    let head_end = text
+        .char_indices()
+        .nth(max * 2)
+        .map_or(text.len(), |(i, _)| i);
+    let flat: String = text[..head_end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if head_end == text.len() && flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_are_cut_at_words() {
+        assert_eq!(truncate_chars("a  b\nc", 10), "a b c");
+        assert_eq!(truncate_chars("alpha beta gamma delta", 12), "alpha beta…");
+        let long = "word ".repeat(1000);
+        let cut = truncate_chars(&long, 200);
+        assert!(cut.ends_with('…') && cut.chars().count() <= 201, "{cut}");
+        assert_eq!(truncate_chars("short   text", 200), "short text");
+    }
+}

@@ -1,0 +1,574 @@
+//! What each output reads, declared once by its builder, and the fingerprint that comes
+//! from the declaration.
+//!
+//! A builder first declares its [`Reads`] (which authors, papers, lists and counts it
+//! shows), then makes its context through a [`View`] of the index that hands out only
+//! what was declared. The output's fingerprint is a hash of the declared entities, so an
+//! output whose fingerprint did not change since the last build has the same bytes and
+//! is not rendered again. In debug builds (and so in every test) the view checks each
+//! read against the declaration and panics on one that was not declared: a builder
+//! cannot show something its fingerprint does not cover without the tests failing.
+//!
+//! Entities are hashed once per build ([`Entities`]): paper items (a paper's own fields
+//! with its authors' cards), author cards, and the lists of papers. Hashes use slugs,
+//! never ids, which shift when entities are added.
+
+use rayon::prelude::*;
+
+use crate::graph::{Author, AuthorId, Paper, PaperId};
+use crate::plan::profiles::Profile;
+use crate::plan::texts::PaperText;
+use crate::plan::{nearby_papers, SiteIndex};
+
+/// Changed whenever the same input and templates come out differently (links in lists
+/// made another way, say), so that outputs of an earlier build are not taken as current.
+const OUTPUT_REVISION: u64 = 3;
+
+/// Hashes of the templates, so that a template change re-renders what uses it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct TemplateHashes {
+    /// Every HTML template (pages include and extend each other).
+    pub html: u64,
+    /// Every XML template but the sitemap: `atom.xml` and its fragments.
+    pub atom: u64,
+    /// `sitemap.xml`.
+    pub sitemap: u64,
+}
+
+/// Which templates an output is rendered with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemplateSet {
+    /// None: the output is bytes made directly.
+    None,
+    /// The HTML templates.
+    Html,
+    /// The feed templates.
+    Atom,
+    /// The sitemap template.
+    Sitemap,
+}
+
+/// What one output reads from the index, besides the site-wide part (configuration,
+/// extra pages, navigation), which every output reads.
+#[derive(Debug, Clone, Default)]
+pub struct Reads<'a> {
+    /// Everything: for outputs that summarize the whole site.
+    pub whole_site: bool,
+    /// Author cards (name, slug, profile).
+    pub authors: Vec<AuthorId>,
+    /// Paper items: each paper's own fields with its authors' cards.
+    pub papers: Vec<PaperId>,
+    /// Authors' lists of papers (as items) and co-authors (cards and counts).
+    pub author_lists: Vec<AuthorId>,
+    /// Subjects' lists of papers, as items.
+    pub subject_lists: Vec<&'a str>,
+    /// Years' lists of papers, as items.
+    pub year_lists: Vec<u16>,
+    /// The newest papers of the site, as items: this many.
+    pub newest: usize,
+    /// Numbers of papers of these subjects.
+    pub subject_counts: Vec<&'a str>,
+    /// Every subject with its number of papers.
+    pub all_subject_counts: bool,
+    /// Every year with its number of papers.
+    pub all_year_counts: bool,
+    /// The years before and after this one, with their numbers of papers.
+    pub adjacent_years: Option<u16>,
+    /// The papers near a paper in an author's list ([`nearby_papers`], as items), and
+    /// whether the list has more: `(author, paper, how many)`.
+    pub nearby: Vec<(AuthorId, PaperId, usize)>,
+}
+
+/// A stable hasher (xxh3, 64 bits) that gathers the bytes and hashes them once: most
+/// fingerprints are a few dozen bytes, for which a streaming hasher's buffering costs
+/// more than the hashing.
+struct Fingerprint(Vec<u8>);
+
+impl Fingerprint {
+    fn new(tag: &str) -> Fingerprint {
+        let mut hasher = Fingerprint(Vec::with_capacity(128));
+        hasher.str(tag);
+        hasher
+    }
+
+    fn str(&mut self, s: &str) -> &mut Self {
+        self.0.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+
+    fn opt(&mut self, s: Option<&str>) -> &mut Self {
+        match s {
+            Some(s) => self.u64(1).str(s),
+            None => self.u64(0),
+        }
+    }
+
+    fn u64(&mut self, n: u64) -> &mut Self {
+        self.0.extend_from_slice(&n.to_le_bytes());
+        self
+    }
+
+    fn finish(&self) -> u64 {
+        crate::hash::content_hash(&self.0)
+    }
+}
+
+/// The hashes of one index's entities.
+pub struct Entities {
+    site: u64,
+    author_cards: Vec<u64>,
+    /// Each paper's card combined with its authors' cards: what a list item shows.
+    paper_items: Vec<u64>,
+    /// Each author's card, list of papers and co-authors.
+    author_lists: Vec<u64>,
+    /// Every author card (with its number of papers) and every paper card.
+    whole_site: u64,
+}
+
+impl Entities {
+    /// Hashes every entity of `ix`.
+    pub fn of(ix: &SiteIndex) -> Entities {
+        let graph = ix.graph;
+        let author_cards: Vec<u64> = (0..graph.authors.len())
+            .into_par_iter()
+            .map(|a| author_card(&graph.authors[a], &ix.profiles[a]))
+            .collect();
+        let paper_cards: Vec<u64> = (0..graph.papers.len())
+            .into_par_iter()
+            .map(|p| paper_card(ix, p))
+            .collect();
+        let paper_items: Vec<u64> = (0..graph.papers.len())
+            .into_par_iter()
+            .map(|p| {
+                let mut h = Fingerprint::new("item");
+                h.u64(paper_cards[p]);
+                for &a in &graph.papers[p].authors {
+                    h.u64(author_cards[a]);
+                }
+                h.finish()
+            })
+            .collect();
+        let author_lists = (0..graph.authors.len())
+            .into_par_iter()
+            .map(|a| {
+                let author = &graph.authors[a];
+                let mut h = Fingerprint::new("author list");
+                h.u64(author_cards[a]);
+                items(&paper_items, &mut h, &author.papers);
+                for &(other, shared) in &author.coauthors {
+                    h.u64(author_cards[other]).u64(shared as u64);
+                }
+                h.finish()
+            })
+            .collect();
+        let mut whole_site = Fingerprint::new("whole site");
+        for (a, author) in graph.authors.iter().enumerate() {
+            whole_site
+                .u64(author_cards[a])
+                .u64(author.papers.len() as u64);
+        }
+        whole_site.u64(u64::MAX);
+        for card in &paper_cards {
+            whole_site.u64(*card);
+        }
+        Entities {
+            site: site_hash(ix),
+            author_cards,
+            paper_items,
+            author_lists,
+            whole_site: whole_site.finish(),
+        }
+    }
+
+    /// The fingerprint of the output at `path`, rendered with `templates` (their hash),
+    /// that reads `reads` of `ix`.
+    pub fn fingerprint(&self, ix: &SiteIndex, path: &str, template: u64, reads: &Reads) -> u64 {
+        // Tagged with the output path (made of slugs), never with ids.
+        let mut h = Fingerprint::new(path);
+        h.u64(self.site).u64(template);
+        if reads.whole_site {
+            h.u64(self.whole_site);
+        }
+        for &a in &reads.authors {
+            h.u64(self.author_cards[a]);
+        }
+        items(&self.paper_items, &mut h, &reads.papers);
+        for &a in &reads.author_lists {
+            h.u64(self.author_lists[a]);
+        }
+        for code in &reads.subject_lists {
+            items(&self.paper_items, &mut h, ix.subject_papers(code));
+        }
+        for &year in &reads.year_lists {
+            items(&self.paper_items, &mut h, ix.year_papers(year));
+        }
+        items(&self.paper_items, &mut h, newest(ix, reads.newest));
+        for code in &reads.subject_counts {
+            h.str(code).u64(ix.subject_papers(code).len() as u64);
+        }
+        if reads.all_subject_counts {
+            for (code, papers) in &ix.subjects {
+                h.str(code).u64(papers.len() as u64);
+            }
+        }
+        if reads.all_year_counts {
+            for (year, papers) in &ix.years {
+                h.u64(u64::from(*year)).u64(papers.len() as u64);
+            }
+        }
+        if let Some(year) = reads.adjacent_years {
+            let (previous, next) = adjacent_years(ix, year);
+            for (y, count) in previous.into_iter().chain(next) {
+                h.u64(u64::from(y)).u64(count as u64);
+            }
+            h.u64(u64::from(previous.is_some()));
+        }
+        for &(a, p, n) in &reads.nearby {
+            let (nearby, more) = nearby_in_list(ix, a, p, n);
+            h.u64(self.author_cards[a]).u64(u64::from(more));
+            items(&self.paper_items, &mut h, &nearby);
+        }
+        h.finish()
+    }
+}
+
+/// What an author card shows.
+fn author_card(author: &Author, profile: &Profile) -> u64 {
+    Fingerprint::new("author")
+        .str(&author.slug)
+        .str(&profile.name)
+        .opt(profile.bio_html.as_deref())
+        .opt(profile.affiliation.as_deref())
+        .opt(profile.homepage.as_deref())
+        .opt(profile.orcid.as_deref())
+        .opt(profile.photo.as_deref())
+        .finish()
+}
+
+/// What a paper card shows: the paper's own fields (its texts and URL follow from them
+/// and the site's configuration).
+fn paper_card(ix: &SiteIndex, id: PaperId) -> u64 {
+    let paper = &ix.graph.papers[id];
+    let mut h = Fingerprint::new("paper");
+    h.str(&paper.slug)
+        .str(&paper.title)
+        .u64(u64::from(paper.year))
+        .str(&paper.source)
+        .opt(paper.abstract_text.as_deref())
+        .str(&ix.citation_keys[id]);
+    for subject in &paper.subjects {
+        h.str(subject);
+    }
+    h.u64(paper.authors.len() as u64);
+    for &a in &paper.authors {
+        h.str(&ix.graph.authors[a].slug);
+    }
+    for occurrence in &paper.occurrences {
+        h.str(&occurrence.path.to_string_lossy())
+            .u64(occurrence.line as u64);
+    }
+    h.finish()
+}
+
+/// The site-wide part every output reads: the version, the configuration, the extra
+/// pages (in the navigation of every page).
+fn site_hash(ix: &SiteIndex) -> u64 {
+    let mut site = Fingerprint::new("site");
+    site.str(env!("CARGO_PKG_VERSION"))
+        .u64(OUTPUT_REVISION)
+        .str(&format!("{:?}", ix.config))
+        .u64(u64::from(ix.pretty));
+    for page in &ix.extra_pages {
+        site.str(&page.slug)
+            .str(&page.title)
+            .u64(page.weight as u64)
+            .opt(page.description.as_deref())
+            .str(&page.body_html);
+    }
+    site.finish()
+}
+
+/// Hash of a list of papers as list items.
+fn items(paper_items: &[u64], h: &mut Fingerprint, papers: &[PaperId]) {
+    h.u64(papers.len() as u64);
+    for &p in papers {
+        h.u64(paper_items[p]);
+    }
+}
+
+/// The first `n` of the site's newest papers.
+fn newest<'i>(ix: &'i SiteIndex, n: usize) -> &'i [PaperId] {
+    &ix.newest[..ix.newest.len().min(n)]
+}
+
+/// The years before and after `year` that have papers, with their numbers of papers.
+type AdjacentYears = (Option<(u16, usize)>, Option<(u16, usize)>);
+
+fn adjacent_years(ix: &SiteIndex, year: u16) -> AdjacentYears {
+    let count = |(&y, list): (&u16, &Vec<PaperId>)| (y, list.len());
+    let previous = ix.years.range(..year).next_back().map(count);
+    let next = ix.years.range(year + 1..).next().map(count);
+    (previous, next)
+}
+
+/// Up to `n` papers near `paper` in `author`'s list, and whether the list has more.
+fn nearby_in_list(
+    ix: &SiteIndex,
+    author: AuthorId,
+    paper: PaperId,
+    n: usize,
+) -> (Vec<PaperId>, bool) {
+    let list = &ix.graph.authors[author].papers;
+    let nearby = nearby_papers(list, paper, n);
+    let more = list.len() > nearby.len() + 1;
+    (nearby, more)
+}
+
+/// One paper, as a builder may read it.
+#[derive(Clone, Copy)]
+pub struct PaperCard<'a> {
+    /// The paper as linked.
+    pub paper: &'a Paper,
+    /// Its title and abstract, converted.
+    pub text: &'a PaperText,
+    /// Its site path.
+    pub path: &'a str,
+    /// Its public URL.
+    pub url: &'a str,
+    /// Its citation key.
+    pub citation_key: &'a str,
+    /// Its authors' display names, in order.
+    pub author_names: &'a [String],
+}
+
+/// One author, as a builder may read them.
+#[derive(Clone, Copy)]
+pub struct AuthorCard<'a> {
+    /// The author's slug.
+    pub slug: &'a str,
+    /// Profile: display name, bio, links.
+    pub profile: &'a Profile,
+    /// Site path of the author's page.
+    pub path: &'a str,
+}
+
+/// The index as one output may read it: what its [`Reads`] declare (checked in debug
+/// builds), and the site-wide part.
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    ix: &'a SiteIndex<'a>,
+    reads: &'a Reads<'a>,
+}
+
+impl<'a> View<'a> {
+    /// A view of `ix` for an output that declared `reads`.
+    pub fn new(ix: &'a SiteIndex<'a>, reads: &'a Reads<'a>) -> View<'a> {
+        View { ix, reads }
+    }
+
+    /// The site's configuration.
+    pub fn config(&self) -> &'a crate::config::SiteConfig {
+        self.ix.config
+    }
+
+    /// Whether directories are linked as `x/`.
+    pub fn pretty(&self) -> bool {
+        self.ix.pretty
+    }
+
+    /// The extra pages, in navigation order.
+    pub fn extra_pages(&self) -> &'a [&'a crate::content::ExtraPage] {
+        &self.ix.extra_pages
+    }
+
+    /// The URL a site path is published at.
+    pub fn public_url(&self, site_path: &str) -> String {
+        self.ix.public_url(site_path)
+    }
+
+    /// The site path of a page (the author's or paper's, when it is about one, must be
+    /// declared).
+    pub fn page_path(&self, kind: &crate::plan::PageKind) -> String {
+        use crate::plan::PageKind;
+        match kind {
+            PageKind::Author(id, _) => debug_assert!(self.allows_author(*id)),
+            PageKind::Paper(id) => debug_assert!(self.allows_paper(*id)),
+            _ => {}
+        }
+        crate::plan::page_path(self.ix, kind).0
+    }
+
+    /// The output path of a feed (an author's must be declared).
+    pub fn feed_path(&self, kind: &crate::plan::FeedKind) -> String {
+        if let crate::plan::FeedKind::Author(id) = kind {
+            debug_assert!(self.allows_author(*id));
+        }
+        crate::plan::feed_path(self.ix, kind)
+    }
+
+    /// The whole index, for outputs that summarize the whole site.
+    pub fn whole_site(&self) -> &'a SiteIndex<'a> {
+        debug_assert!(self.reads.whole_site, "the whole site was not declared");
+        self.ix
+    }
+
+    /// Paper `id`.
+    pub fn paper(&self, id: PaperId) -> PaperCard<'a> {
+        debug_assert!(self.allows_paper(id), "paper {id} was not declared");
+        let ix = self.ix;
+        PaperCard {
+            paper: &ix.graph.papers[id],
+            text: &ix.paper_texts[id],
+            path: &ix.paper_paths[id],
+            url: &ix.paper_urls[id],
+            citation_key: &ix.citation_keys[id],
+            author_names: &ix.paper_author_names[id],
+        }
+    }
+
+    /// Author `id`.
+    pub fn author(&self, id: AuthorId) -> AuthorCard<'a> {
+        debug_assert!(self.allows_author(id), "author {id} was not declared");
+        let ix = self.ix;
+        AuthorCard {
+            slug: &ix.graph.authors[id].slug,
+            profile: &ix.profiles[id],
+            path: &ix.author_paths[id],
+        }
+    }
+
+    /// Author `id`'s papers, newest first.
+    pub fn author_papers(&self, id: AuthorId) -> &'a [PaperId] {
+        debug_assert!(
+            self.has_author_list(id),
+            "author list {id} was not declared"
+        );
+        &self.ix.graph.authors[id].papers
+    }
+
+    /// Author `id`'s co-authors with the number of papers shared, most first.
+    pub fn coauthors(&self, id: AuthorId) -> &'a [(AuthorId, usize)] {
+        debug_assert!(
+            self.has_author_list(id),
+            "author list {id} was not declared"
+        );
+        &self.ix.graph.authors[id].coauthors
+    }
+
+    /// The papers of subject `code`, newest first.
+    pub fn subject_papers(&self, code: &str) -> &'a [PaperId] {
+        debug_assert!(
+            self.reads.whole_site || self.reads.subject_lists.contains(&code),
+            "subject list {code} was not declared"
+        );
+        self.ix.subject_papers(code)
+    }
+
+    /// The papers of `year`, by title.
+    pub fn year_papers(&self, year: u16) -> &'a [PaperId] {
+        debug_assert!(
+            self.reads.whole_site || self.reads.year_lists.contains(&year),
+            "year list {year} was not declared"
+        );
+        self.ix.year_papers(year)
+    }
+
+    /// The `n` newest papers of the site.
+    pub fn newest(&self, n: usize) -> &'a [PaperId] {
+        debug_assert!(self.reads.whole_site || n <= self.reads.newest);
+        newest(self.ix, n)
+    }
+
+    /// The number of papers of subject `code`.
+    pub fn subject_count(&self, code: &str) -> usize {
+        debug_assert!(
+            self.reads.whole_site
+                || self.reads.all_subject_counts
+                || self.reads.subject_counts.contains(&code),
+            "the count of subject {code} was not declared"
+        );
+        self.ix.subject_papers(code).len()
+    }
+
+    /// Every subject with its number of papers, by code.
+    pub fn subject_counts(&self) -> impl Iterator<Item = (&'a str, usize)> {
+        debug_assert!(self.reads.whole_site || self.reads.all_subject_counts);
+        self.ix
+            .subjects
+            .iter()
+            .map(|(code, list)| (*code, list.len()))
+    }
+
+    /// Every year with its number of papers, oldest first.
+    pub fn year_counts(&self) -> impl DoubleEndedIterator<Item = (u16, usize)> + 'a {
+        debug_assert!(self.reads.whole_site || self.reads.all_year_counts);
+        self.ix.years.iter().map(|(year, list)| (*year, list.len()))
+    }
+
+    /// The years before and after `year` that have papers, with their numbers of papers.
+    pub fn adjacent_years(&self, year: u16) -> AdjacentYears {
+        debug_assert!(self.reads.whole_site || self.reads.adjacent_years == Some(year));
+        adjacent_years(self.ix, year)
+    }
+
+    /// Up to `n` papers near `paper` in `author`'s list, and whether the list has more.
+    pub fn nearby(&self, author: AuthorId, paper: PaperId, n: usize) -> (Vec<PaperId>, bool) {
+        debug_assert!(
+            self.reads.whole_site || self.reads.nearby.contains(&(author, paper, n)),
+            "papers near {paper} in {author}'s list were not declared"
+        );
+        nearby_in_list(self.ix, author, paper, n)
+    }
+
+    fn has_author_list(&self, id: AuthorId) -> bool {
+        self.reads.whole_site || self.reads.author_lists.contains(&id)
+    }
+
+    /// Whether paper `id` is among those declared, as an item or in a list.
+    fn allows_paper(&self, id: PaperId) -> bool {
+        let r = self.reads;
+        let ix = self.ix;
+        r.whole_site
+            || r.papers.contains(&id)
+            || r.author_lists
+                .iter()
+                .any(|&a| ix.graph.authors[a].papers.contains(&id))
+            || r.subject_lists
+                .iter()
+                .any(|code| ix.subject_papers(code).contains(&id))
+            || r.year_lists
+                .iter()
+                .any(|&y| ix.year_papers(y).contains(&id))
+            || newest(ix, r.newest).contains(&id)
+            || r.nearby
+                .iter()
+                .any(|&(a, p, n)| nearby_in_list(ix, a, p, n).0.contains(&id))
+    }
+
+    /// Whether author `id` is declared: as a card, through a list, or as an author of a
+    /// declared paper.
+    fn allows_author(&self, id: AuthorId) -> bool {
+        let r = self.reads;
+        let ix = self.ix;
+        let of_paper = |p: &PaperId| ix.graph.papers[*p].authors.contains(&id);
+        r.whole_site
+            || r.authors.contains(&id)
+            || r.author_lists.iter().any(|&a| {
+                a == id
+                    || ix.graph.authors[a].coauthors.iter().any(|&(c, _)| c == id)
+                    || ix.graph.authors[a].papers.iter().any(of_paper)
+            })
+            || r.papers.iter().any(of_paper)
+            || r.nearby
+                .iter()
+                .any(|&(a, p, n)| a == id || nearby_in_list(ix, a, p, n).0.iter().any(of_paper))
+            || r.subject_lists
+                .iter()
+                .any(|code| ix.subject_papers(code).iter().any(of_paper))
+            || r.year_lists
+                .iter()
+                .any(|&y| ix.year_papers(y).iter().any(of_paper))
+            || newest(ix, r.newest).iter().any(of_paper)
+    }
+}
