@@ -27,7 +27,7 @@ use crate::output::{is_safe_relative_path, OutputWriter, WriteStats};
 use crate::plan::{
     plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, PlannedOutput, SitePlan,
 };
-use crate::render::context::OutputMaker;
+use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use previous::{updated_outputs, KeptOutputs, PreviousBuild};
@@ -151,7 +151,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             Ok(rendered)
         });
     timings.mark("search index");
-    let (fingerprints, kept, search_outputs) = match rendered {
+    let (fingerprints, kept, search_outputs, made) = match rendered {
         Ok(rendered) => rendered,
         Err(d) => {
             if let Some(writer) = writer {
@@ -178,7 +178,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         kept,
         summary,
     };
-    let (write, diagnostics) = commit_and_save(plan, writer, built, gathered, &mut memo.saved)?;
+    let (write, diagnostics) =
+        commit_and_save((plan, made), writer, built, gathered, &mut memo.saved)?;
     timings.mark("write");
     Ok(BuildReport::new(
         summary,
@@ -342,8 +343,9 @@ struct Rendering<'r> {
     memo: &'r BuildMemo,
 }
 
-/// Each output's fingerprint and whether it was kept, with the search index's outputs.
-type Rendered = (Vec<u64>, Vec<bool>, Vec<PlannedOutput>);
+/// Each output's fingerprint and whether it was kept, the search index's outputs, and
+/// what was made for the outputs (to be freed later).
+type Rendered = (Vec<u64>, Vec<bool>, Vec<PlannedOutput>, MadeParts);
 
 impl Rendering<'_> {
     /// Renders and stages every output that is not kept as it is: everything but the
@@ -365,7 +367,7 @@ impl Rendering<'_> {
         fingerprints.extend(more_fingerprints);
         kept.extend(more_kept);
         rendered?;
-        Ok((fingerprints, kept, search_outputs))
+        Ok((fingerprints, kept, search_outputs, maker.finish()))
     }
 
     /// Renders and stages those of `outputs` that are not kept.
@@ -400,10 +402,11 @@ struct BuiltOutputs {
 }
 
 /// Commits the staged output and saves the build cache (in the background for a
-/// long-running process). The plan is freed on another thread meanwhile: freeing its
-/// many small pieces takes tens of milliseconds on a large site.
+/// long-running process). The plan and what was made for its outputs are freed on
+/// another thread meanwhile: freeing their many small pieces takes tens of
+/// milliseconds on a large site.
 fn commit_and_save(
-    mut plan: SitePlan,
+    (mut plan, made): (SitePlan, MadeParts),
     writer: Option<OutputWriter>,
     built: BuiltOutputs,
     mut gathered: Gathered,
@@ -411,7 +414,7 @@ fn commit_and_save(
 ) -> Result<(WriteStats, Vec<Diagnostic>), BuildFailure> {
     let planned = std::mem::take(&mut plan.outputs);
     let ((), write) = rayon::join(
-        move || drop(plan),
+        move || drop((plan, made)),
         || -> Result<WriteStats, BuildFailure> {
             let Some(writer) = writer else {
                 return Ok(WriteStats::default());
