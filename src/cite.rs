@@ -46,6 +46,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Map, Value};
 
+use crate::tex::letters::{letter_command, symbol_accent};
+use crate::tex::lex::{dollar_in_lenient_name, MathDelimiter, Spanned, Token, Tokens};
+
 /// What a citation needs to know about one paper. Strings are as in the record files.
 #[derive(Debug, Clone, Copy, Hash)]
 pub struct CitationInput<'a> {
@@ -672,130 +675,57 @@ fn bib_title(raw: &str, text: &str) -> String {
 /// `_ ^` outside math.
 fn tex_title(raw: &str) -> Option<String> {
     let raw = clean_text(raw);
-    if raw.is_empty() {
+    if raw.is_empty() || !bibtex_braces_balance(&raw) {
         return None;
     }
-    let mut bibtex_depth = 0i64;
-    for c in raw.chars() {
-        match c {
-            '{' => bibtex_depth += 1,
-            '}' => {
-                bibtex_depth -= 1;
-                if bibtex_depth < 0 {
-                    return None;
-                }
-            }
-            _ => {}
-        }
-    }
-    if bibtex_depth != 0 {
-        return None;
-    }
-
-    // Math mode: the closing delimiter ('$', 'D' for "$$", ')' for "\)", ']' for "\]")
-    // and the brace depth at which it opened.
-    let mut math: Option<(char, i64)> = None;
-    let chars: Vec<char> = raw.chars().collect();
+    // Math mode: the delimiter that closes it and the brace depth at which it opened.
+    let mut math: Option<(MathDelimiter, i64)> = None;
     let mut out = String::with_capacity(raw.len() + 8);
     let mut depth = 0i64;
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
-        match c {
-            '\\' => {
-                let next = *chars.get(i + 1)?;
-                if !next.is_ascii_graphic() || next.is_ascii_digit() {
-                    return None;
-                }
-                // Inside `$` math, readers take everything up to the closing `$` as is.
-                let in_dollar_math = matches!(math, Some(('$' | 'D', _)));
-                out.push('\\');
-                if next.is_ascii_alphabetic() {
-                    i += 1;
-                    while let Some(&l) = chars.get(i).filter(|l| l.is_ascii_alphabetic()) {
-                        out.push(l);
-                        i += 1;
-                    }
-                    if !in_dollar_math && dollar_in_name_run(&chars, i) {
-                        return None;
-                    }
-                    continue;
-                }
-                let after = chars.get(i + 2).copied();
-                let accent_ok = match after {
-                    Some('\\') => chars.get(i + 3).is_some_and(char::is_ascii_alphabetic),
-                    Some(a) => a.is_alphanumeric() || a == '{',
-                    None => false,
-                };
-                match (next, math) {
-                    // Math ends at the next `$` for some readers, escaped or not.
-                    ('$', Some(_)) => return None,
-                    // An accent takes the next character: only a letter, digit, group or
-                    // command makes sense there, anything else reads differently in each tool.
-                    ('\'' | '"' | '^' | '~' | '=' | '.' | '`', _) if !accent_ok => return None,
-                    ('(', None) => math = Some((')', depth)),
-                    ('[', None) => math = Some((']', depth)),
-                    ('(' | '[', Some(_)) => return None,
-                    (')' | ']', Some((close, at))) if close == next && at == depth => math = None,
-                    (')' | ']', _) => return None,
-                    _ => {}
-                }
-                let simple = matches!(
-                    next,
-                    '{' | '}'
-                        | '\\'
-                        | '$'
-                        | '&'
-                        | '%'
-                        | '#'
-                        | '_'
-                        | '-'
-                        | '\''
-                        | '"'
-                        | '^'
-                        | '~'
-                        | '='
-                        | '.'
-                        | '`'
-                );
-                if !simple && !in_dollar_math && dollar_in_name_run(&chars, i + 2) {
-                    return None;
-                }
-                out.push(next);
-                i += 2;
-                continue;
+    for Spanned { token, end, .. } in Tokens::new(&raw) {
+        // Inside `$` math, readers take everything up to the closing `$` as is.
+        let in_dollar_math = matches!(
+            math,
+            Some((MathDelimiter::Dollar | MathDelimiter::DoubleDollar, _))
+        );
+        if let Some(delimiter) = token.math_delimiter() {
+            math = match math {
+                None => Some((delimiter.closer()?, depth)),
+                Some((closer, at)) if closer == delimiter && at == depth => None,
+                Some(_) => return None,
+            };
+        }
+        if !in_dollar_math && dollar_in_lenient_name(token, &raw[end..]) {
+            return None;
+        }
+        match token {
+            Token::Text(run) => push_title_text(&mut out, run, math.is_none()),
+            Token::BeginGroup => {
+                depth += 1;
+                out.push('{');
             }
-            '{' => depth += 1,
-            '}' => {
+            Token::EndGroup => {
                 depth -= 1;
                 if depth < 0 {
                     return None;
                 }
+                out.push('}');
             }
-            '$' => {
-                let double = chars.get(i + 1) == Some(&'$');
-                let close = if double { 'D' } else { '$' };
-                match math {
-                    None => math = Some((close, depth)),
-                    Some((open, at)) if open == close && at == depth => math = None,
-                    Some(_) => return None,
+            Token::Dollar => out.push('$'),
+            Token::DoubleDollar => out.push_str("$$"),
+            Token::ControlWord(name) => {
+                out.push('\\');
+                out.push_str(name);
+            }
+            Token::ControlSymbol(symbol) => {
+                if !title_symbol_is_safe(symbol, math.is_some(), &raw[end..]) {
+                    return None;
                 }
-                if double {
-                    out.push_str("$$");
-                    i += 2;
-                    continue;
-                }
+                out.push('\\');
+                out.push(symbol);
             }
-            '%' | '&' | '#' => out.push('\\'),
-            '_' if math.is_none() => out.push('\\'),
-            '^' if math.is_none() => {
-                out.push_str("\\textasciicircum{}");
-                i += 1;
-                continue;
-            }
-            _ => {}
+            Token::LoneBackslash => return None,
         }
-        out.push(c);
-        i += 1;
     }
     if depth != 0 || math.is_some() {
         return None;
@@ -803,21 +733,58 @@ fn tex_title(raw: &str) -> Option<String> {
     Some(out)
 }
 
-/// Whether a `$` follows in the run of characters that a lenient reader (the `biblatex`
-/// crate) would take as part of a command name before it: `\LaTeX$x$`, `\,$x$`.
-fn dollar_in_name_run(chars: &[char], from: usize) -> bool {
-    chars
-        .get(from..)
-        .unwrap_or_default()
-        .iter()
-        .take_while(|&&c| {
-            !matches!(
-                c,
-                '@' | '{' | '}' | '"' | '#' | '\'' | '(' | ')' | ',' | '=' | '%' | '\\' | '~'
-            ) && !c.is_control()
-                && !c.is_whitespace()
-        })
-        .any(|&c| c == '$')
+/// Whether every brace of `text` has a partner, counted as BibTeX counts them: every `{` and
+/// `}`, escaped or not.
+fn bibtex_braces_balance(text: &str) -> bool {
+    let mut depth = 0i64;
+    for b in text.bytes() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// Whether the control symbol `\` + `symbol`, followed by `rest`, can stay in a BibTeX
+/// title: not before a digit, space-like or non-ASCII character, not `\$` in math (math
+/// ends at the next `$` for some readers, escaped or not), and an accent only before a
+/// letter, digit, group or command (anything else reads differently in each tool).
+fn title_symbol_is_safe(symbol: char, in_math: bool, rest: &str) -> bool {
+    if !symbol.is_ascii_graphic() || symbol.is_ascii_digit() || (symbol == '$' && in_math) {
+        return false;
+    }
+    if symbol_accent(symbol).is_none() {
+        return true;
+    }
+    match Tokens::new(rest).next().map(|spanned| spanned.token) {
+        Some(Token::BeginGroup | Token::ControlWord(_)) => true,
+        Some(Token::Text(run)) => run.starts_with(char::is_alphanumeric),
+        _ => false,
+    }
+}
+
+/// Appends the title text run `run` to `out`, with `% & #` escaped, and `_ ^` too when
+/// outside math.
+fn push_title_text(out: &mut String, run: &str, outside_math: bool) {
+    for c in run.chars() {
+        match c {
+            '%' | '&' | '#' => out.push('\\'),
+            '_' if outside_math => out.push('\\'),
+            '^' if outside_math => {
+                out.push_str("\\textasciicircum{}");
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -906,37 +873,30 @@ fn is_combining_mark(c: char) -> bool {
     matches!(c, '\u{0300}'..='\u{036f}' | '\u{1ab0}'..='\u{1aff}' | '\u{1dc0}'..='\u{1dff}' | '\u{20d0}'..='\u{20ff}' | '\u{fe20}'..='\u{fe2f}')
 }
 
-/// Drops TeX markup for key purposes: command words (`\textbf`), backslashes, braces, `$`.
+/// Drops TeX markup for key purposes. Braces and `$` go, and so do accents (`\'e`, `\v{r}`
+/// and any other one-letter command word), so that the accented letter stays part of its
+/// word. The letters of plain TeX's fonts written as commands (`\ss`, `\o`, `\aa`) are kept
+/// as the letters of their names; any other command (`\&`, `\LaTeX{}Tools`, and the letters
+/// only the T1 encoding has, such as `\th`) ends a word.
 fn strip_tex(title: &str) -> String {
     let mut out = String::with_capacity(title.len());
-    let mut chars = title.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let mut command = String::new();
-                while let Some(l) = chars.next_if(char::is_ascii_alphabetic) {
-                    command.push(l);
-                }
-                match command.as_str() {
-                    // A control symbol: an accent (\'e, \"o) is dropped, others (\&) split.
-                    "" => {
-                        if let Some(symbol) = chars.next() {
-                            if !matches!(symbol, '\'' | '"' | '^' | '~' | '=' | '.' | '`') {
-                                out.push(' ');
-                            }
-                        }
-                    }
-                    // Letters written as commands.
-                    "l" | "L" | "o" | "O" | "i" | "j" | "ss" | "ae" | "AE" | "oe" | "OE" | "aa"
-                    | "AA" => out.push_str(&command),
-                    // Other one-letter commands are accents (\v{r}): part of the word.
-                    _ if command.len() == 1 => {}
-                    // Any other command word ends a word: "\LaTeX{}Tools" is two words.
-                    _ => out.push(' '),
-                }
+    for Spanned { token, .. } in Tokens::new(title) {
+        match token {
+            Token::Text(run) => out.push_str(run),
+            Token::ControlWord(name)
+                if letter_command(name).is_some_and(|letter| letter.in_ot1) =>
+            {
+                out.push_str(name);
             }
-            '{' | '}' | '$' => {}
-            _ => out.push(c),
+            // Other one-letter commands are accents (\v{r}): part of the word.
+            Token::ControlWord(name) if name.len() == 1 => {}
+            Token::ControlSymbol(symbol) if symbol_accent(symbol).is_some() => {}
+            Token::ControlWord(_) | Token::ControlSymbol(_) => out.push(' '),
+            Token::LoneBackslash
+            | Token::BeginGroup
+            | Token::EndGroup
+            | Token::Dollar
+            | Token::DoubleDollar => {}
         }
     }
     out

@@ -66,12 +66,23 @@
 //! after it, as in TeX (`Bj\o rn` → `Bjørn`); word-like ones (`\LaTeX`, `\ldots`) keep them,
 //! since metadata titles are rarely compiled and `\LaTeX is` means "LaTeX is".
 //!
+//! # Tokens
+//!
+//! The source is split into tokens (text runs, control words and symbols, braces, `$` and
+//! `$$`) by the submodule `lex`, the tokenizer that the citation exports ([`crate::cite`])
+//! read titles with too, and the letters and accents of text mode come from the one table in
+//! the submodule `letters`. This module adds the reading described above: pandoc's rules for
+//! `$`, groups and their markup, and dashes, quotes and URLs inside text runs.
+//!
 //! # Cost
 //!
 //! A string with none of `$ \ { } ~` and `` ` `` and no `--` or `''` only costs one scan plus
 //! escaping. Otherwise the conversion is a single left-to-right pass with bounded look-ahead
 //! (brace matching is precomputed, math delimiters are searched for at most once per
 //! region), and math fragments are limited in length and nesting, so the run time is linear.
+
+pub(crate) mod letters;
+pub(crate) mod lex;
 
 use pulldown_latex::config::DisplayMode;
 use pulldown_latex::event::{
@@ -80,6 +91,9 @@ use pulldown_latex::event::{
 };
 use pulldown_latex::{push_mathml, Event, Parser, RenderConfig, Storage};
 use unicode_normalization::UnicodeNormalization;
+
+use letters::{dotless_letter, letter_accent, letter_command, symbol_accent};
+use lex::{MathDelimiter, Spanned, Token, Tokens};
 
 /// The result of converting one title or abstract.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,14 +187,6 @@ fn shorten(s: &str) -> String {
     }
 }
 
-/// Which math delimiter a failed search was for (see [`Converter::no_close`]).
-#[derive(Clone, Copy)]
-enum Delim {
-    DisplayDollar,
-    Paren,
-    Bracket,
-}
-
 /// The state of one conversion (the slow path of [`render_tex`]).
 struct Converter<'a> {
     src: &'a str,
@@ -197,9 +203,10 @@ struct Converter<'a> {
     closers: Vec<&'static str>,
     /// Open single quotes (`` ` ``) not yet closed by a `'`.
     open_single_quotes: usize,
-    /// For each kind of closing delimiter, a `(from, bound)` where a search found none: a
-    /// search starting later with no larger bound cannot find one either.
-    no_close: [Option<(usize, usize)>; 3],
+    /// For each closing math delimiter (indexed by [`MathDelimiter`]), a `(from, bound)`
+    /// where a search found none: a search starting later with no larger bound cannot find
+    /// one either.
+    no_close: [Option<(usize, usize)>; 6],
 }
 
 impl<'a> Converter<'a> {
@@ -208,24 +215,22 @@ impl<'a> Converter<'a> {
         Converter {
             src,
             bytes,
-            brace_match: match_braces(bytes),
+            brace_match: lex::match_braces(src),
             html: String::with_capacity(src.len() * 2),
             text: String::with_capacity(src.len()),
             warnings: Vec::new(),
             frames: vec![(bytes.len(), 0)],
             closers: Vec::new(),
             open_single_quotes: 0,
-            no_close: [None; 3],
+            no_close: [None; 6],
         }
     }
 
     fn run(mut self) -> TexRendering {
         let mut pos = 0;
-        let mut run_start = 0;
         loop {
             let (end, closer_base) = *self.frames.last().expect("the root frame is never popped");
             if pos >= end {
-                self.flush(run_start, pos);
                 while self.closers.len() > closer_base {
                     let tag = self.closers.pop().expect("checked length");
                     self.html.push_str(tag);
@@ -235,36 +240,49 @@ impl<'a> Converter<'a> {
                 }
                 self.frames.pop();
                 pos = end + 1;
-                run_start = pos;
                 continue;
             }
-            let b = self.bytes[pos];
-            let special = matches!(
-                b,
-                b'\\' | b'{' | b'}' | b'$' | b'~' | b'-' | b'`' | b'\'' | b'h' | b'f'
-            );
-            if !special {
-                pos += 1;
-                continue;
-            }
-            let handled = match b {
-                b'-' => self.bytes.get(pos + 1) == Some(&b'-'),
-                b'\'' => self.bytes.get(pos + 1) == Some(&b'\'') || self.open_single_quotes > 0,
-                b'h' | b'f' => self.url_at(pos),
-                _ => true,
-            };
-            if !handled {
-                pos += 1;
-                continue;
-            }
-            self.flush(run_start, pos);
-            pos = self.special(pos, end);
-            run_start = pos;
+            pos = self.token(lex::token_at(self.src, pos), end);
         }
         TexRendering {
             html: self.html,
             text: self.text,
             warnings: self.warnings,
+        }
+    }
+
+    /// Handles the token `spanned` (inside a group ending at `end`) and returns where to go
+    /// on.
+    fn token(&mut self, spanned: Spanned<'a>, end: usize) -> usize {
+        let pos = spanned.start;
+        match spanned.token {
+            Token::Text(_) => self.text_run(pos, spanned.end),
+            Token::BeginGroup => {
+                let close = self.brace_match[pos];
+                if close == usize::MAX {
+                    self.keep_source(pos, spanned.end, "unbalanced `{`");
+                } else {
+                    self.frames.push((close, self.closers.len()));
+                }
+                spanned.end
+            }
+            // A `}` that closes a group ends its frame before it is read as a token.
+            Token::EndGroup => {
+                self.keep_source(pos, spanned.end, "unbalanced `}`");
+                spanned.end
+            }
+            Token::Dollar | Token::DoubleDollar => self.dollar(spanned, end),
+            Token::ControlWord(name) => self.command(pos, name, spanned.end, end),
+            Token::ControlSymbol(c) => match spanned.token.math_delimiter() {
+                Some(open @ (MathDelimiter::OpenParen | MathDelimiter::OpenBracket)) => {
+                    self.backslash_math(pos, open, spanned.end, end)
+                }
+                _ => self.control_symbol(pos, c, spanned.end, end),
+            },
+            Token::LoneBackslash => {
+                self.keep_source(pos, spanned.end, "lone backslash");
+                spanned.end
+            }
         }
     }
 
@@ -309,33 +327,46 @@ impl<'a> Converter<'a> {
         rest.starts_with(b"http://") || rest.starts_with(b"https://") || rest.starts_with(b"ftp://")
     }
 
-    /// Handles the special character at `pos` (inside a group ending at `end`) and returns
-    /// where to go on.
-    fn special(&mut self, pos: usize, end: usize) -> usize {
+    /// Converts the text run `src[from..to]` (a [`Token::Text`]): `~`, dashes, quotes and
+    /// bare URLs become their characters, the rest is copied. Returns `to`.
+    fn text_run(&mut self, from: usize, to: usize) -> usize {
         let bytes = self.bytes;
+        let mut pos = from;
+        let mut copied = from;
+        while pos < to {
+            let doubled = pos + 1 < to && bytes[pos + 1] == bytes[pos];
+            let special = match bytes[pos] {
+                b'~' | b'`' => true,
+                b'-' => doubled,
+                b'\'' => doubled || self.open_single_quotes > 0,
+                b'h' | b'f' => self.url_at(pos),
+                _ => false,
+            };
+            if !special {
+                pos += 1;
+                continue;
+            }
+            self.flush(copied, pos);
+            pos = self.text_special(pos, to);
+            copied = pos;
+        }
+        self.flush(copied, to);
+        to
+    }
+
+    /// Handles the character at `pos` of a text run ending at `to` that is not copied as it
+    /// is (see [`Converter::text_run`]) and returns where to go on.
+    fn text_special(&mut self, pos: usize, to: usize) -> usize {
+        let bytes = self.bytes;
+        let followed_by = |offset: usize, b: u8| pos + offset < to && bytes[pos + offset] == b;
         match bytes[pos] {
-            b'\\' => self.command(pos, end),
-            b'{' => {
-                let close = self.brace_match[pos];
-                if close == usize::MAX {
-                    self.keep_source(pos, pos + 1, "unbalanced `{`");
-                } else {
-                    self.frames.push((close, self.closers.len()));
-                }
-                pos + 1
-            }
-            b'}' => {
-                self.keep_source(pos, pos + 1, "unbalanced `}`");
-                pos + 1
-            }
-            b'$' => self.dollar(pos, end),
             b'~' => {
                 self.html.push_str("&nbsp;");
                 self.text.push('\u{a0}');
                 pos + 1
             }
             b'-' => {
-                if bytes.get(pos + 2) == Some(&b'-') && pos + 2 < end {
+                if followed_by(2, b'-') {
                     self.emit("\u{2014}");
                     pos + 3
                 } else {
@@ -344,7 +375,7 @@ impl<'a> Converter<'a> {
                 }
             }
             b'`' => {
-                if bytes.get(pos + 1) == Some(&b'`') && pos + 1 < end {
+                if followed_by(1, b'`') {
                     self.emit("\u{201c}");
                     pos + 2
                 } else {
@@ -354,7 +385,7 @@ impl<'a> Converter<'a> {
                 }
             }
             b'\'' => {
-                if bytes.get(pos + 1) == Some(&b'\'') && pos + 1 < end {
+                if followed_by(1, b'\'') {
                     self.emit("\u{201d}");
                     pos + 2
                 } else if self.open_single_quotes > 0 {
@@ -367,12 +398,9 @@ impl<'a> Converter<'a> {
                 }
             }
             _ => {
-                // A bare URL: verbatim up to white space or TeX structure.
+                // A bare URL: verbatim up to white space or the end of the run (TeX structure).
                 let mut i = pos;
-                while i < end
-                    && !matches!(bytes[i], b'{' | b'}' | b'\\' | b'$')
-                    && !bytes[i].is_ascii_whitespace()
-                {
+                while i < to && !bytes[i].is_ascii_whitespace() {
                     i += 1;
                 }
                 let url = &self.src[pos..i];
@@ -403,27 +431,9 @@ impl<'a> Converter<'a> {
         None
     }
 
-    /// Handles the command starting with the backslash at `pos`; returns where to go on.
-    fn command(&mut self, pos: usize, end: usize) -> usize {
-        let bytes = self.bytes;
-        let name_start = pos + 1;
-        if name_start >= end {
-            self.keep_source(pos, name_start, "lone backslash");
-            return name_start;
-        }
-        if !bytes[name_start].is_ascii_alphabetic() {
-            let c = self.src[name_start..]
-                .chars()
-                .next()
-                .expect("index is on a char boundary");
-            let after = name_start + c.len_utf8();
-            return self.control_symbol(pos, c, after, end);
-        }
-        let mut name_end = name_start;
-        while name_end < end && bytes[name_end].is_ascii_alphabetic() {
-            name_end += 1;
-        }
-        let name = &self.src[name_start..name_end];
+    /// Handles the control word `name` whose backslash is at `pos` and which ends at
+    /// `name_end`; returns where to go on.
+    fn command(&mut self, pos: usize, name: &str, name_end: usize, end: usize) -> usize {
         let after_spaces = self.skip_spaces(name_end, end);
 
         if let Some(markup) = wrapping_command(name) {
@@ -447,8 +457,8 @@ impl<'a> Converter<'a> {
         if let Some(mark) = letter_accent(name) {
             return self.accent(pos, mark, name_end, end);
         }
-        if let Some(letter) = letter_command(name) {
-            self.emit(letter);
+        if let Some(command) = letter_command(name) {
+            self.emit(command.letter);
             return after_spaces;
         }
         if let Some(word) = word_command(name) {
@@ -512,7 +522,8 @@ impl<'a> Converter<'a> {
         i
     }
 
-    /// Handles `\` followed by the non-letter `c`, which ends at `after`.
+    /// Handles `\` followed by the non-letter `c`, which ends at `after` (the math
+    /// delimiters `\(` and `\[` excepted: see [`Converter::backslash_math`]).
     fn control_symbol(&mut self, pos: usize, c: char, after: usize, end: usize) -> usize {
         match c {
             '$' | '&' | '%' | '_' | '#' | '{' | '}' => {
@@ -528,33 +539,6 @@ impl<'a> Converter<'a> {
                 after
             }
             '-' | '/' | '@' => after,
-            '(' | '[' => {
-                let (delim, close) = if c == '(' {
-                    (Delim::Paren, b')')
-                } else {
-                    (Delim::Bracket, b']')
-                };
-                match self.find_command_close(after, end, close, delim) {
-                    Some(close_at) => {
-                        let tex = &self.src[after..close_at];
-                        self.math(tex, pos, close_at + 2, c == '[');
-                        close_at + 2
-                    }
-                    None => {
-                        let message = if c == '(' {
-                            "unterminated inline math `\\(`"
-                        } else {
-                            "unterminated display math `\\[`"
-                        };
-                        let to = end.min(pos + 2 + 4 * WARNING_FRAGMENT_CHARS);
-                        let to = floor_char_boundary(self.src, to);
-                        let fragment = shorten(&self.src[pos..to]);
-                        self.warn(format!("{message}: {fragment:?}"));
-                        self.emit(&self.src[pos..after]);
-                        after
-                    }
-                }
-            }
             _ => {
                 if let Some(mark) = symbol_accent(c) {
                     return self.accent(pos, mark, after, end);
@@ -565,40 +549,50 @@ impl<'a> Converter<'a> {
         }
     }
 
+    /// Handles the math that `open` (`\(` or `\[`, at `pos`, ending at `after`) begins:
+    /// converted up to its closer, or the delimiter kept as text, with a warning, when no
+    /// closer follows inside `end`.
+    fn backslash_math(
+        &mut self,
+        pos: usize,
+        open: MathDelimiter,
+        after: usize,
+        end: usize,
+    ) -> usize {
+        let display = open == MathDelimiter::OpenBracket;
+        let (closer, message) = if display {
+            (
+                MathDelimiter::CloseBracket,
+                "unterminated display math `\\[`",
+            )
+        } else {
+            (MathDelimiter::CloseParen, "unterminated inline math `\\(`")
+        };
+        match self.find_closer(after, end, closer) {
+            Some(close_at) => {
+                let tex = &self.src[after..close_at];
+                self.math(tex, pos, close_at + 2, display);
+                close_at + 2
+            }
+            None => {
+                let to = end.min(pos + 2 + 4 * WARNING_FRAGMENT_CHARS);
+                let to = floor_char_boundary(self.src, to);
+                let fragment = shorten(&self.src[pos..to]);
+                self.warn(format!("{message}: {fragment:?}"));
+                self.emit(&self.src[pos..after]);
+                after
+            }
+        }
+    }
+
     /// Applies the accent `mark` (a combining character) of the command at `pos`, whose
     /// argument starts at `arg` (after optional spaces).
     fn accent(&mut self, pos: usize, mark: char, arg: usize, end: usize) -> usize {
-        let bytes = self.bytes;
         let start = self.skip_spaces(arg, end);
-        let (base, next): (Option<String>, usize) = if start >= end {
-            (None, start)
-        } else if bytes[start] == b'{' {
-            match self.brace_arg(start, end) {
-                Some((open, close)) => {
-                    let inner = self.src[open + 1..close].trim();
-                    (accent_base(inner, mark), close + 1)
-                }
-                None => (None, start),
-            }
-        } else if bytes[start] == b'\\' {
-            // `\'\i`: a dotless letter as the base.
-            let mut name_end = start + 1;
-            while name_end < end && bytes[name_end].is_ascii_alphabetic() {
-                name_end += 1;
-            }
-            match &self.src[start + 1..name_end] {
-                "i" => (Some("\u{131}".to_owned()), self.skip_spaces(name_end, end)),
-                "j" => (Some("\u{237}".to_owned()), self.skip_spaces(name_end, end)),
-                _ => (None, start),
-            }
-        } else if matches!(bytes[start], b'}' | b'$' | b'\n' | b'\r') {
+        let (base, next) = if start >= end {
             (None, start)
         } else {
-            let c = self.src[start..]
-                .chars()
-                .next()
-                .expect("index is on a char boundary");
-            (Some(c.to_string()), start + c.len_utf8())
+            self.accent_base_at(start, mark, end)
         };
         match base {
             Some(base) => {
@@ -614,12 +608,39 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// Handles the `$` at `pos`.
-    fn dollar(&mut self, pos: usize, end: usize) -> usize {
+    /// The base of the accent `mark` at `start` (before `end`) and where it ends; None (and
+    /// `start`) when what follows is no base: a `}`, a `$`, a line break or a command other
+    /// than the dotless `\i` and `\j`.
+    fn accent_base_at(&self, start: usize, mark: char, end: usize) -> (Option<String>, usize) {
+        let spanned = lex::token_at(self.src, start);
+        match spanned.token {
+            Token::BeginGroup => match self.brace_arg(start, end) {
+                Some((open, close)) => {
+                    let inner = self.src[open + 1..close].trim();
+                    (accent_base(inner, mark), close + 1)
+                }
+                None => (None, start),
+            },
+            // `\'\i`: a dotless letter as the base.
+            Token::ControlWord(name) => match dotless_letter(name) {
+                Some(letter) => (Some(letter.to_owned()), self.skip_spaces(spanned.end, end)),
+                None => (None, start),
+            },
+            Token::Text(run) => match run.chars().next() {
+                Some(c) if c != '\n' && c != '\r' => (Some(c.to_string()), start + c.len_utf8()),
+                _ => (None, start),
+            },
+            _ => (None, start),
+        }
+    }
+
+    /// Handles the `$` or `$$` `spanned`.
+    fn dollar(&mut self, spanned: Spanned<'a>, end: usize) -> usize {
         let bytes = self.bytes;
-        if pos + 1 < end && bytes[pos + 1] == b'$' {
-            let from = pos + 2;
-            return match self.find_display_dollar_close(from, end) {
+        let pos = spanned.start;
+        let from = spanned.end;
+        if spanned.token == Token::DoubleDollar {
+            return match self.find_closer(from, end, MathDelimiter::DoubleDollar) {
                 Some(close) => {
                     let tex = &self.src[from..close];
                     self.math(tex, pos, close + 2, true);
@@ -635,7 +656,6 @@ impl<'a> Converter<'a> {
                 }
             };
         }
-        let from = pos + 1;
         if from >= end || bytes[from].is_ascii_whitespace() {
             self.emit("$");
             return from;
@@ -661,75 +681,54 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// Looks for the `$` closing inline math opened just before `from`: the next unescaped
-    /// `$`, if it is a valid closer and comes before a blank line and `end`. On failure
-    /// returns where the search stopped.
+    /// Looks for the `$` closing inline math opened just before `from`: the next math shift
+    /// (`$` or the first of `$$`), if it is a valid closer and comes before a blank line and
+    /// `end`. On failure returns where the search stopped.
     fn find_inline_dollar_close(&self, from: usize, end: usize) -> Result<usize, usize> {
         let bytes = self.bytes;
-        let mut i = from;
-        while i < end {
-            match bytes[i] {
-                b'\\' => i += 2,
-                b'$' => {
+        for spanned in Tokens::starting_at(&self.src[..end], from) {
+            match spanned.token {
+                Token::Text(_) => {
+                    if let Some(i) = blank_line_start(bytes, spanned.start, spanned.end, end) {
+                        return Err(i);
+                    }
+                }
+                Token::Dollar | Token::DoubleDollar => {
+                    let i = spanned.start;
                     let valid = i > from
                         && !bytes[i - 1].is_ascii_whitespace()
                         && !bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
                     return if valid { Ok(i) } else { Err(i) };
                 }
-                b'\n' if blank_line_follows(bytes, i + 1, end) => return Err(i),
-                _ => i += 1,
+                _ => {}
             }
         }
         Err(end)
     }
 
-    fn find_display_dollar_close(&mut self, from: usize, end: usize) -> Option<usize> {
-        if self.known_unclosed(Delim::DisplayDollar, from, end) {
+    /// Looks for `closer` (`$$`, `\)` or `\]`) from `from` to `end` and returns where it
+    /// starts; a search for `$$` also ends at a blank line.
+    fn find_closer(&mut self, from: usize, end: usize, closer: MathDelimiter) -> Option<usize> {
+        let known_unclosed =
+            matches!(self.no_close[closer as usize], Some((f, e)) if from >= f && end <= e);
+        if known_unclosed {
             return None;
         }
         let bytes = self.bytes;
-        let mut i = from;
-        while i < end {
-            match bytes[i] {
-                b'\\' => i += 2,
-                b'$' if i + 1 < end && bytes[i + 1] == b'$' => return Some(i),
-                b'\n' if blank_line_follows(bytes, i + 1, end) => return None,
-                _ => i += 1,
-            }
-        }
-        self.no_close[Delim::DisplayDollar as usize] = Some((from, end));
-        None
-    }
-
-    /// Looks for `\` + `close` from `from`, skipping other escapes.
-    fn find_command_close(
-        &mut self,
-        from: usize,
-        end: usize,
-        close: u8,
-        delim: Delim,
-    ) -> Option<usize> {
-        if self.known_unclosed(delim, from, end) {
-            return None;
-        }
-        let bytes = self.bytes;
-        let mut i = from;
-        while i + 1 < end {
-            if bytes[i] == b'\\' {
-                if bytes[i + 1] == close {
-                    return Some(i);
+        for spanned in Tokens::starting_at(&self.src[..end], from) {
+            match spanned.token {
+                Token::Text(_)
+                    if closer == MathDelimiter::DoubleDollar
+                        && blank_line_start(bytes, spanned.start, spanned.end, end).is_some() =>
+                {
+                    return None;
                 }
-                i += 2;
-            } else {
-                i += 1;
+                token if token.math_delimiter() == Some(closer) => return Some(spanned.start),
+                _ => {}
             }
         }
-        self.no_close[delim as usize] = Some((from, end));
+        self.no_close[closer as usize] = Some((from, end));
         None
-    }
-
-    fn known_unclosed(&self, delim: Delim, from: usize, end: usize) -> bool {
-        matches!(self.no_close[delim as usize], Some((f, e)) if from >= f && end <= e)
     }
 
     /// Converts the math `tex`, whose whole source (with delimiters) is `src[from..to]`.
@@ -773,26 +772,10 @@ fn blank_line_follows(bytes: &[u8], mut i: usize, end: usize) -> bool {
     i < end && bytes[i] == b'\n'
 }
 
-/// For each `{` in `bytes`, the index of its matching `}`, or `usize::MAX`; escaped braces
-/// (`\{`, `\}`) do not count.
-fn match_braces(bytes: &[u8]) -> Vec<usize> {
-    let mut matches = vec![usize::MAX; bytes.len()];
-    let mut stack = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 1,
-            b'{' => stack.push(i),
-            b'}' => {
-                if let Some(open) = stack.pop() {
-                    matches[open] = i;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    matches
+/// Where the first line break in `bytes[from..to]` that is followed by a blank line (before
+/// `end`) is.
+fn blank_line_start(bytes: &[u8], from: usize, to: usize, end: usize) -> Option<usize> {
+    (from..to).find(|&i| bytes[i] == b'\n' && blank_line_follows(bytes, i + 1, end))
 }
 
 /// What a font command does in HTML.
@@ -832,43 +815,17 @@ fn declaration(name: &str) -> Option<Markup> {
     })
 }
 
-/// Accent control words and their combining characters.
-fn letter_accent(name: &str) -> Option<char> {
-    Some(match name {
-        "c" => '\u{327}',
-        "v" => '\u{30c}',
-        "H" => '\u{30b}',
-        "u" => '\u{306}',
-        "k" => '\u{328}',
-        "r" => '\u{30a}',
-        "d" => '\u{323}',
-        "b" => '\u{331}',
-        "t" => '\u{361}',
-        _ => return None,
-    })
-}
-
-/// Accent control symbols (`\'`) and their combining characters.
-fn symbol_accent(c: char) -> Option<char> {
-    Some(match c {
-        '\'' => '\u{301}',
-        '`' => '\u{300}',
-        '^' => '\u{302}',
-        '"' => '\u{308}',
-        '~' => '\u{303}',
-        '=' => '\u{304}',
-        '.' => '\u{307}',
-        _ => return None,
-    })
-}
-
 /// The base of an accent given in braces (`\'{e}`, `\"{\i}`, `\t{oo}`, `\~{}`).
 fn accent_base(inner: &str, mark: char) -> Option<String> {
-    match inner {
-        "" => return Some(String::new()),
-        "\\i" | "{\\i}" => return Some("\u{131}".to_owned()),
-        "\\j" | "{\\j}" => return Some("\u{237}".to_owned()),
-        _ => {}
+    if inner.is_empty() {
+        return Some(String::new());
+    }
+    let unbraced = inner
+        .strip_prefix('{')
+        .and_then(|rest| rest.strip_suffix('}'))
+        .unwrap_or(inner);
+    if let Some(letter) = unbraced.strip_prefix('\\').and_then(dotless_letter) {
+        return Some(letter.to_owned());
     }
     let mut chars = inner.chars();
     let first = chars.next()?;
@@ -920,35 +877,6 @@ fn apply_accent(base: &str, mark: char) -> String {
     s.push(mark);
     s.extend(chars);
     s.nfc().collect()
-}
-
-/// Control words that stand for a letter (and, as in TeX, swallow the spaces after them).
-fn letter_command(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "ss" => "ß",
-        "SS" => "SS",
-        "o" => "ø",
-        "O" => "Ø",
-        "l" => "ł",
-        "L" => "Ł",
-        "aa" => "å",
-        "AA" => "Å",
-        "ae" => "æ",
-        "AE" => "Æ",
-        "oe" => "œ",
-        "OE" => "Œ",
-        "i" => "ı",
-        "j" => "ȷ",
-        "dh" => "ð",
-        "DH" => "Ð",
-        "th" => "þ",
-        "TH" => "Þ",
-        "dj" => "đ",
-        "DJ" => "Đ",
-        "ng" => "ŋ",
-        "NG" => "Ŋ",
-        _ => return None,
-    })
 }
 
 /// Control words that stand for a symbol or a word (spaces after them are kept).
@@ -1100,51 +1028,47 @@ fn check_math_source(tex: &str) -> Result<usize, String> {
     if tex.chars().any(|c| PROTECTED.iter().any(|&(_, p)| p == c)) {
         return Err("contains reserved noncharacters".to_owned());
     }
-    let bytes = tex.as_bytes();
     let mut depth = 0usize;
     let mut nesting = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => {
+    for spanned in Tokens::new(tex) {
+        match spanned.token {
+            Token::ControlWord(name) => {
                 nesting += 1;
-                let start = i + 1;
-                let mut j = start;
-                while j < bytes.len() && bytes[j].is_ascii_alphabetic() {
-                    j += 1;
-                }
-                if matches!(
-                    &tex[start..j],
-                    "def"
-                        | "edef"
-                        | "gdef"
-                        | "xdef"
-                        | "let"
-                        | "newcommand"
-                        | "renewcommand"
-                        | "providecommand"
-                        | "DeclareMathOperator"
-                        | "futurelet"
-                        | "expandafter"
-                ) {
+                if defines_macros(name) {
                     return Err("macro definitions are not supported".to_owned());
                 }
-                i = j.max(start + 1);
-                continue;
             }
-            b'{' => {
+            Token::ControlSymbol(_) | Token::LoneBackslash => nesting += 1,
+            Token::BeginGroup => {
                 nesting += 1;
                 depth += 1;
                 if depth > MAX_MATH_BRACE_DEPTH {
                     return Err("braces nested too deeply".to_owned());
                 }
             }
-            b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            Token::EndGroup => depth = depth.saturating_sub(1),
+            Token::Text(_) | Token::Dollar | Token::DoubleDollar => {}
         }
-        i += 1;
     }
     Ok(nesting)
+}
+
+/// Whether the control word `name` defines or expands macros, which math may not do.
+fn defines_macros(name: &str) -> bool {
+    matches!(
+        name,
+        "def"
+            | "edef"
+            | "gdef"
+            | "xdef"
+            | "let"
+            | "newcommand"
+            | "renewcommand"
+            | "providecommand"
+            | "DeclareMathOperator"
+            | "futurelet"
+            | "expandafter"
+    )
 }
 
 /// `s` with the [`PROTECTED`] characters replaced by their stand-ins, if it has any.
