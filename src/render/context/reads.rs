@@ -572,3 +572,242 @@ impl<'a> View<'a> {
             || newest(ix, r.newest).iter().any(of_paper)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use crate::config::parse_config;
+    use crate::content::{parse_bio, parse_page};
+    use crate::graph::link;
+    use crate::plan::{plan_site, PlanInput, PlanMemo, SitePlan};
+    use crate::records::parse_record_file;
+    use crate::render::context::{Output, OutputMaker, RenderMemo, TemplateHashes};
+
+    /// A record: year, title, abstract, subject.
+    type TestRecord = (u16, &'static str, &'static str, &'static str);
+
+    /// A site's sources, as texts.
+    #[derive(Clone)]
+    struct Sources {
+        /// `(file name, author, records)`.
+        files: Vec<(&'static str, &'static str, Vec<TestRecord>)>,
+        config: String,
+        bios: Vec<(&'static str, &'static str)>,
+        pages: Vec<(&'static str, &'static str)>,
+    }
+
+    fn record_file(author: &str, records: &[(u16, &str, &str, &str)]) -> String {
+        let mut text = format!(
+            "arXiv subjects\n\n{author}\n\nPublications and source records attributed to \
+             {author}.\n\n{} recordsLinked to original sources",
+            records.len()
+        );
+        for (year, title, abstract_text, subject) in records {
+            text.push_str(&format!(
+                "\n\narXiv{year}\n\n{title}\n\n{abstract_text}\n\n{subject}\u{2197}"
+            ));
+        }
+        text
+    }
+
+    fn base() -> Sources {
+        Sources {
+            files: vec![
+                (
+                    "ada.txt",
+                    "Ada Lovelace",
+                    vec![
+                        (2024, "Shared Engines", "About $x^2$ engines.", "cs.DC"),
+                        (2023, "Notes on Numbers", "Numbers.", "math.NT"),
+                        (2021, "Early Work", "Early.", "cs.DC"),
+                        (2020, "Earlier Work", "Earlier.", "cs.LG"),
+                    ],
+                ),
+                (
+                    "charles.txt",
+                    "Charles Babbage",
+                    vec![
+                        (2024, "Shared Engines", "About $x^2$ engines.", "cs.DC"),
+                        (2022, "Difference Engines", "Gears.", "cs.AR"),
+                    ],
+                ),
+                (
+                    "mary.txt",
+                    "Mary Somerville",
+                    vec![(2023, "Connexion of Sciences", "Physics.", "physics.hist-ph")],
+                ),
+            ],
+            config: "title: Lab\ndescription: A lab.\n".into(),
+            bios: vec![("mary-somerville", "---\naffiliation: Oxford\n---\nA bio.\n")],
+            pages: vec![("about", "---\ntitle: About\n---\nAbout us.\n")],
+        }
+    }
+
+    /// Every output's fingerprint and context (as JSON, or bytes as a string), by path.
+    fn outputs(sources: &Sources) -> BTreeMap<String, (u64, serde_json::Value)> {
+        let files: Vec<_> = sources
+            .files
+            .iter()
+            .map(|(name, author, records)| {
+                let text = record_file(author, records);
+                let (file, diagnostics) = parse_record_file(Path::new(name), text.as_bytes());
+                assert!(diagnostics.is_empty(), "{diagnostics:?}");
+                file.unwrap()
+            })
+            .collect();
+        let graph = link(&files);
+        let config = parse_config(Path::new("profilegen.yaml"), &sources.config).unwrap();
+        let bios: Vec<_> = sources
+            .bios
+            .iter()
+            .map(|(slug, text)| parse_bio(Path::new(slug), slug, text).unwrap())
+            .collect();
+        let pages: Vec<_> = sources
+            .pages
+            .iter()
+            .map(|(slug, text)| parse_page(Path::new(slug), slug, text).unwrap())
+            .collect();
+        let memo = PlanMemo::default();
+        let plan: SitePlan = plan_site(&PlanInput {
+            graph: &graph,
+            config: &config,
+            bios: &bios,
+            pages: &pages,
+            memo: &memo,
+        });
+        let render_memo = RenderMemo::default();
+        let maker = OutputMaker::new(&plan.index, &render_memo);
+        let templates = TemplateHashes::default();
+        plan.outputs
+            .iter()
+            .map(|o| {
+                let shown = match maker.make(&o.kind) {
+                    Output::Page(context) => serde_json::to_value(&context),
+                    Output::Feed(context) => serde_json::to_value(&context),
+                    Output::Sitemap(context) => serde_json::to_value(&context),
+                    Output::Bytes(bytes) => Ok(String::from_utf8_lossy(&bytes).into()),
+                };
+                let fingerprint = maker.fingerprint(&o.path, &o.kind, &templates);
+                (o.path.clone(), (fingerprint, shown.unwrap()))
+            })
+            .collect()
+    }
+
+    /// Changes of every kind a builder could read.
+    fn changes() -> Vec<(&'static str, Sources)> {
+        let mut changes = Vec::new();
+        let mut change = |what: &'static str, edit: &dyn Fn(&mut Sources)| {
+            let mut sources = base();
+            edit(&mut sources);
+            changes.push((what, sources));
+        };
+        change("an abstract", &|s| {
+            for file in &mut s.files {
+                for record in &mut file.2 {
+                    if record.1 == "Shared Engines" {
+                        record.2 = "About $y^3$ engines.";
+                    }
+                }
+            }
+        });
+        change("a year", &|s| s.files[0].2[2].0 = 2019);
+        change("a subject", &|s| s.files[0].2[1].3 = "cs.DC");
+        change("a title", &|s| s.files[1].2[1].1 = "Analytical Engines");
+        change("a new paper", &|s| {
+            s.files[0].2.push((2025, "Newest Work", "New.", "cs.LG"))
+        });
+        change("a new co-author", &|s| {
+            s.files[2].2.push((2021, "Early Work", "Early.", "cs.DC"))
+        });
+        change("a new author", &|s| {
+            s.files.push((
+                "zz.txt",
+                "Zoe Li",
+                vec![(2020, "Earlier Work", "Earlier.", "cs.LG")],
+            ))
+        });
+        change("a display name", &|s| {
+            s.config
+                .push_str("authors:\n  charles-babbage:\n    name: C. Babbage\n")
+        });
+        change("an ORCID iD", &|s| {
+            s.config
+                .push_str("authors:\n  ada-lovelace:\n    orcid: 0000-0002-1825-0097\n")
+        });
+        change("a bio", &|s| {
+            s.bios = vec![(
+                "mary-somerville",
+                "---\naffiliation: Cambridge\n---\nA bio.\n",
+            )]
+        });
+        change("the site title", &|s| {
+            s.config = "title: Other Lab\n".into()
+        });
+        change("a base URL", &|s| {
+            s.config.push_str("base_url: https://lab.example/\n")
+        });
+        change("an extra page", &|s| {
+            s.pages.push(("team", "---\ntitle: Team\n---\nWho.\n"))
+        });
+        changes
+    }
+
+    #[test]
+    fn an_output_whose_context_changes_gets_another_fingerprint() {
+        let before = outputs(&base());
+        assert!(before.len() > 40, "{} outputs", before.len());
+        for (what, sources) in changes() {
+            let after = outputs(&sources);
+            let mut changed = 0;
+            for (path, (fingerprint, shown)) in &after {
+                let Some((old_fingerprint, old_shown)) = before.get(path) else {
+                    continue;
+                };
+                if old_shown != shown {
+                    changed += 1;
+                    assert_ne!(
+                        old_fingerprint, fingerprint,
+                        "after changing {what}, {path} shows something else with the same \
+                         fingerprint"
+                    );
+                }
+            }
+            assert!(changed > 0, "changing {what} changed no output");
+        }
+    }
+
+    #[test]
+    fn the_same_sources_give_the_same_fingerprints() {
+        assert_eq!(outputs(&base()), outputs(&base()));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "was not declared")]
+    fn a_read_that_was_not_declared_fails() {
+        let files = [parse_record_file(
+            Path::new("ada.txt"),
+            record_file(
+                "Ada Lovelace",
+                &[(2024, "Engines", "An abstract.", "cs.DC")],
+            )
+            .as_bytes(),
+        )
+        .0
+        .unwrap()];
+        let graph = link(&files);
+        let config = crate::config::SiteConfig::default();
+        let memo = PlanMemo::default();
+        let plan = plan_site(&PlanInput {
+            graph: &graph,
+            config: &config,
+            bios: &[],
+            pages: &[],
+            memo: &memo,
+        });
+        let reads = super::Reads::default();
+        super::View::new(&plan.index, &reads).paper(0);
+    }
+}
