@@ -375,6 +375,89 @@ impl<'a> Parser<'a, '_> {
         Some((name, declared, index))
     }
 
+    /// Reads the abstract's paragraphs and the subject block that ends a record, from
+    /// block `index` on (left after them); the subjects are `None` when the record has no
+    /// subject block.
+    fn read_abstract_and_subjects(
+        &mut self,
+        index: &mut usize,
+    ) -> (Vec<String>, Option<Vec<String>>) {
+        let blocks = self.blocks;
+        let mut paragraphs = Vec::new();
+        let mut subjects = None;
+        while *index < blocks.len() {
+            let candidate = &blocks[*index];
+            let text = candidate.text();
+            if let Some(codes) = subject_codes(&text) {
+                subjects = Some(codes);
+                *index += 1;
+                break;
+            }
+            if candidate
+                .single_line()
+                .and_then(parse_source_year)
+                .is_some()
+            {
+                break;
+            }
+            let next_starts_record = blocks
+                .get(*index + 1)
+                .is_none_or(|b| b.single_line().and_then(parse_source_year).is_some());
+            if next_starts_record && is_category_code(&text) {
+                let location = self.block_location(candidate);
+                self.warn(
+                    format!("subject `{text}` lacks the trailing `{SUBJECT_ARROW}`"),
+                    location,
+                );
+                subjects = Some(vec![text]);
+                *index += 1;
+                break;
+            }
+            paragraphs.push(self.clean(&text, candidate.first_line()));
+            *index += 1;
+        }
+        (paragraphs, subjects)
+    }
+
+    /// The record's subjects, each code checked, or none (reported) when the record has
+    /// no subject block; `index` is the block after the record.
+    fn checked_subjects(
+        &mut self,
+        subjects: Option<Vec<String>>,
+        index: usize,
+        record_line: usize,
+        title: &str,
+    ) -> Vec<String> {
+        let blocks = self.blocks;
+        match subjects {
+            Some(codes) => {
+                for code in &codes {
+                    if !is_category_code(code) {
+                        let line = blocks[index - 1].first_line();
+                        let location = self.location(line);
+                        self.warn(format!("`{code}` is not an arXiv category code"), location);
+                    }
+                }
+                codes
+                    .into_iter()
+                    .map(|code| self.clean(&code, record_line))
+                    .collect()
+            }
+            None => {
+                let location = self.location(record_line);
+                let truncated = index >= blocks.len();
+                let message = if truncated {
+                    format!("record `{title}` ends without its subject block (truncated file?)")
+                } else {
+                    format!("record `{title}` has no subject block")
+                };
+                self.error(message, location).note =
+                    Some("the record is kept without a subject".into());
+                Vec::new()
+            }
+        }
+    }
+
     fn parse_records(&mut self, mut index: usize) -> Vec<Record> {
         let blocks = self.blocks;
         let mut records = Vec::new();
@@ -426,66 +509,8 @@ impl<'a> Parser<'a, '_> {
             let title = self.clean(&title_text, title_block.first_line());
             index += 1;
 
-            let mut paragraphs = Vec::new();
-            let mut subjects = None;
-            while index < blocks.len() {
-                let candidate = &blocks[index];
-                let text = candidate.text();
-                if let Some(codes) = subject_codes(&text) {
-                    subjects = Some(codes);
-                    index += 1;
-                    break;
-                }
-                if candidate
-                    .single_line()
-                    .and_then(parse_source_year)
-                    .is_some()
-                {
-                    break;
-                }
-                let next_starts_record = blocks
-                    .get(index + 1)
-                    .is_none_or(|b| b.single_line().and_then(parse_source_year).is_some());
-                if next_starts_record && is_category_code(&text) {
-                    let location = self.block_location(candidate);
-                    self.warn(
-                        format!("subject `{text}` lacks the trailing `{SUBJECT_ARROW}`"),
-                        location,
-                    );
-                    subjects = Some(vec![text]);
-                    index += 1;
-                    break;
-                }
-                paragraphs.push(self.clean(&text, candidate.first_line()));
-                index += 1;
-            }
-            let subjects = match subjects {
-                Some(codes) => {
-                    for code in &codes {
-                        if !is_category_code(code) {
-                            let line = blocks[index - 1].first_line();
-                            let location = self.location(line);
-                            self.warn(format!("`{code}` is not an arXiv category code"), location);
-                        }
-                    }
-                    codes
-                        .into_iter()
-                        .map(|code| self.clean(&code, record_line))
-                        .collect()
-                }
-                None => {
-                    let location = self.location(record_line);
-                    let truncated = index >= blocks.len();
-                    let message = if truncated {
-                        format!("record `{title}` ends without its subject block (truncated file?)")
-                    } else {
-                        format!("record `{title}` has no subject block")
-                    };
-                    self.error(message, location).note =
-                        Some("the record is kept without a subject".into());
-                    Vec::new()
-                }
-            };
+            let (paragraphs, subjects) = self.read_abstract_and_subjects(&mut index);
+            let subjects = self.checked_subjects(subjects, index, record_line, &title);
             records.push(Record {
                 source: source.to_string(),
                 year,

@@ -1274,15 +1274,7 @@ fn parse_mathml(raw: &str) -> Result<MElement, &'static str> {
                 .is_some_and(|&b| b.is_ascii_lowercase() || b == b'/');
         if !tag_start {
             // Text, up to the next tag.
-            let mut j = i + 1;
-            while j < bytes.len()
-                && !(bytes[j] == b'<'
-                    && bytes
-                        .get(j + 1)
-                        .is_some_and(|&b| b.is_ascii_lowercase() || b == b'/'))
-            {
-                j += 1;
-            }
+            let j = text_end(bytes, i + 1);
             let parent = stack.last_mut().ok_or("text outside <math>")?;
             if !is_token(parent.name) {
                 return Err("text outside a token element");
@@ -1323,64 +1315,7 @@ fn parse_mathml(raw: &str) -> Result<MElement, &'static str> {
             attrs: Vec::new(),
             children: Vec::new(),
         };
-        let self_closing;
-        loop {
-            while j < bytes.len() && bytes[j] == b' ' {
-                j += 1;
-            }
-            match bytes.get(j) {
-                Some(b'>') => {
-                    self_closing = false;
-                    j += 1;
-                    break;
-                }
-                Some(b'/') if bytes.get(j + 1) == Some(&b'>') => {
-                    self_closing = true;
-                    j += 2;
-                    break;
-                }
-                Some(b) if b.is_ascii_lowercase() => {
-                    let name_start = j;
-                    while j < bytes.len() && (bytes[j].is_ascii_lowercase() || bytes[j] == b'-') {
-                        j += 1;
-                    }
-                    let attr = *ATTRIBUTES
-                        .iter()
-                        .find(|&&a| a == &raw[name_start..j])
-                        .ok_or("attribute not allowed")?;
-                    if bytes.get(j) != Some(&b'=') || bytes.get(j + 1) != Some(&b'"') {
-                        return Err("malformed attribute");
-                    }
-                    let value_start = j + 2;
-                    let value_end = raw[value_start..]
-                        .find('"')
-                        .ok_or("unterminated attribute")?
-                        + value_start;
-                    let value = &raw[value_start..value_end];
-                    if !value.bytes().all(|b| {
-                        b.is_ascii_alphanumeric()
-                            || matches!(
-                                b,
-                                b' ' | b'.'
-                                    | b','
-                                    | b':'
-                                    | b';'
-                                    | b'#'
-                                    | b'('
-                                    | b')'
-                                    | b'%'
-                                    | b'+'
-                                    | b'-'
-                            )
-                    }) {
-                        return Err("attribute value not allowed");
-                    }
-                    element.attrs.push((attr, value.to_owned()));
-                    j = value_end + 1;
-                }
-                _ => return Err("malformed tag"),
-            }
-        }
+        let (j, self_closing) = read_attributes(raw, j, &mut element)?;
         i = j;
         if self_closing {
             match stack.last_mut() {
@@ -1398,6 +1333,75 @@ fn parse_mathml(raw: &str) -> Result<MElement, &'static str> {
         return Err("unclosed element");
     }
     root.ok_or("no <math>")
+}
+
+/// Where the text starting at `from` ends: at the next tag, or at the end.
+fn text_end(bytes: &[u8], from: usize) -> usize {
+    let mut j = from;
+    while j < bytes.len()
+        && !(bytes[j] == b'<'
+            && bytes
+                .get(j + 1)
+                .is_some_and(|&b| b.is_ascii_lowercase() || b == b'/'))
+    {
+        j += 1;
+    }
+    j
+}
+
+/// Reads the attributes of the opening tag whose name ends at `j` into `element`;
+/// returns where the tag ends and whether it closes itself.
+fn read_attributes(
+    raw: &str,
+    mut j: usize,
+    element: &mut MElement,
+) -> Result<(usize, bool), &'static str> {
+    let bytes = raw.as_bytes();
+    loop {
+        while j < bytes.len() && bytes[j] == b' ' {
+            j += 1;
+        }
+        match bytes.get(j) {
+            Some(b'>') => return Ok((j + 1, false)),
+            Some(b'/') if bytes.get(j + 1) == Some(&b'>') => return Ok((j + 2, true)),
+            Some(b) if b.is_ascii_lowercase() => {
+                let name_start = j;
+                while j < bytes.len() && (bytes[j].is_ascii_lowercase() || bytes[j] == b'-') {
+                    j += 1;
+                }
+                let attr = *ATTRIBUTES
+                    .iter()
+                    .find(|&&a| a == &raw[name_start..j])
+                    .ok_or("attribute not allowed")?;
+                if bytes.get(j) != Some(&b'=') || bytes.get(j + 1) != Some(&b'"') {
+                    return Err("malformed attribute");
+                }
+                let value_start = j + 2;
+                let value_end = raw[value_start..]
+                    .find('"')
+                    .ok_or("unterminated attribute")?
+                    + value_start;
+                let value = &raw[value_start..value_end];
+                if !is_allowed_attribute_value(value) {
+                    return Err("attribute value not allowed");
+                }
+                element.attrs.push((attr, value.to_owned()));
+                j = value_end + 1;
+            }
+            _ => return Err("malformed tag"),
+        }
+    }
+}
+
+/// Whether an attribute value holds only characters MathML presentation values use.
+fn is_allowed_attribute_value(value: &str) -> bool {
+    value.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b' ' | b'.' | b',' | b':' | b';' | b'#' | b'(' | b')' | b'%' | b'+' | b'-'
+            )
+    })
 }
 
 /// Text content as the renderer wrote it, decoded: its entities resolved and the stand-ins of
@@ -1724,6 +1728,78 @@ impl MathText<'_, '_> {
         Some(piece)
     }
 
+    /// Reads a group whose `Begin` was just read, through its `End`.
+    fn group(&mut self, grouping: &Grouping, font: Option<Font>, script: bool) -> Option<Piece> {
+        let separators = match grouping {
+            Grouping::Normal | Grouping::LeftRight(..) => None,
+            Grouping::Array(_)
+            | Grouping::Matrix { .. }
+            | Grouping::Cases { .. }
+            | Grouping::SubArray { .. } => Some((", ", "; ")),
+            _ => Some((" ", "; ")),
+        };
+        let inner = self.seq(font, script, separators)?;
+        // Consume the `End`.
+        self.i += 1;
+        Some(match grouping {
+            Grouping::LeftRight(left, right) => {
+                let mut s = String::new();
+                s.extend(left.iter());
+                s.push_str(inner.s.trim());
+                s.extend(right.iter());
+                Piece {
+                    s,
+                    items: 1,
+                    first: Some(Class::Open),
+                    last: Some(Class::Close),
+                }
+            }
+            Grouping::Normal => inner,
+            _ => Piece { items: 2, ..inner },
+        })
+    }
+
+    /// Reads what a root, fraction or negation applies to.
+    fn visual(&mut self, visual: &Visual, font: Option<Font>, script: bool) -> Option<Piece> {
+        Some(match visual {
+            Visual::SquareRoot => {
+                let arg = self.item(font, true)?;
+                Piece::item(format!("√{}", arg.argument()), Class::Ord)
+            }
+            Visual::Root => {
+                let radicand = self.item(font, true)?;
+                let index = self.item(font, true)?;
+                let s = match index.s.trim() {
+                    "3" => format!("∛{}", radicand.argument()),
+                    "4" => format!("∜{}", radicand.argument()),
+                    other => format!("{}^(1/{})", radicand.argument(), other),
+                };
+                Piece::item(s, Class::Scripted)
+            }
+            Visual::Fraction(thickness) => {
+                let num = self.item(font, true)?;
+                let den = self.item(font, true)?;
+                let s = if thickness.is_some_and(|d| d.value == 0.0) {
+                    // \binom and friends: stacked without a bar.
+                    format!("{} {}", num.argument(), den.argument())
+                } else {
+                    format!("{}/{}", num.argument(), den.argument())
+                };
+                Piece {
+                    s,
+                    items: 2,
+                    first: Some(Class::Frac),
+                    last: Some(Class::Frac),
+                }
+            }
+            Visual::Negation => {
+                let mut arg = self.item(font, script)?;
+                arg.s.push('\u{338}');
+                arg
+            }
+        })
+    }
+
     /// Reads one item (an argument of a script, fraction or root).
     fn item(&mut self, font: Option<Font>, script: bool) -> Option<Piece> {
         self.depth += 1;
@@ -1737,77 +1813,13 @@ impl MathText<'_, '_> {
         self.i += 1;
         let piece = match event {
             Event::Content(content) => content_piece(content, font),
-            Event::Begin(grouping) => {
-                let separators = match grouping {
-                    Grouping::Normal | Grouping::LeftRight(..) => None,
-                    Grouping::Array(_)
-                    | Grouping::Matrix { .. }
-                    | Grouping::Cases { .. }
-                    | Grouping::SubArray { .. } => Some((", ", "; ")),
-                    _ => Some((" ", "; ")),
-                };
-                let inner = self.seq(font, script, separators)?;
-                // Consume the `End`.
-                self.i += 1;
-                match grouping {
-                    Grouping::LeftRight(left, right) => {
-                        let mut s = String::new();
-                        s.extend(left.iter());
-                        s.push_str(inner.s.trim());
-                        s.extend(right.iter());
-                        Piece {
-                            s,
-                            items: 1,
-                            first: Some(Class::Open),
-                            last: Some(Class::Close),
-                        }
-                    }
-                    Grouping::Normal => inner,
-                    _ => Piece { items: 2, ..inner },
-                }
-            }
+            Event::Begin(grouping) => self.group(grouping, font, script)?,
             Event::End => {
                 // An argument that is missing: leave the `End` to the enclosing group.
                 self.i -= 1;
                 Piece::default()
             }
-            Event::Visual(visual) => match visual {
-                Visual::SquareRoot => {
-                    let arg = self.item(font, true)?;
-                    Piece::item(format!("√{}", arg.argument()), Class::Ord)
-                }
-                Visual::Root => {
-                    let radicand = self.item(font, true)?;
-                    let index = self.item(font, true)?;
-                    let s = match index.s.trim() {
-                        "3" => format!("∛{}", radicand.argument()),
-                        "4" => format!("∜{}", radicand.argument()),
-                        other => format!("{}^(1/{})", radicand.argument(), other),
-                    };
-                    Piece::item(s, Class::Scripted)
-                }
-                Visual::Fraction(thickness) => {
-                    let num = self.item(font, true)?;
-                    let den = self.item(font, true)?;
-                    let s = if thickness.is_some_and(|d| d.value == 0.0) {
-                        // \binom and friends: stacked without a bar.
-                        format!("{} {}", num.argument(), den.argument())
-                    } else {
-                        format!("{}/{}", num.argument(), den.argument())
-                    };
-                    Piece {
-                        s,
-                        items: 2,
-                        first: Some(Class::Frac),
-                        last: Some(Class::Frac),
-                    }
-                }
-                Visual::Negation => {
-                    let mut arg = self.item(font, script)?;
-                    arg.s.push('\u{338}');
-                    arg
-                }
-            },
+            Event::Visual(visual) => self.visual(visual, font, script)?,
             Event::Script { ty, position } => {
                 let base = self.item(font, script)?;
                 let (sub, sup) = match ty {
