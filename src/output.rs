@@ -499,27 +499,46 @@ pub fn write_output(
 
 /// Writes `bytes` to a temporary file beside `target`, then renames it over `target`.
 pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    write_parts_atomically(target, &[bytes])
+    write_atomically_with(target, |file| file.write_all(bytes))
 }
 
-/// Writes `parts` one after the other to a temporary file beside `target`, then renames
-/// it over `target`: a large file made in pieces need not be joined in memory first.
-pub fn write_parts_atomically(target: &Path, parts: &[&[u8]]) -> Result<(), OutputError> {
+/// Lets `write` write a temporary file beside `target` (buffered), then renames it over
+/// `target`: readers see the old file or the whole new one, never a part, and a file
+/// made in pieces need not be held in memory first. A temporary file that cannot be
+/// finished is removed. (The temporary file is `tempfile`'s, which makes it with a
+/// unique name and removes it when dropped unless persisted; its name starts with `.`
+/// and ends in `.profilegen-tmp`, so nothing reads it as part of a site.)
+pub fn write_atomically_with(
+    target: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), OutputError> {
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = target.with_file_name(format!(".{name}.profilegen-tmp"));
-    let written = fs::File::create(&temp)
-        .and_then(|mut file| parts.iter().try_for_each(|part| file.write_all(part)));
-    if let Err(err) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(io_err("write", &temp)(err));
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".profilegen-tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o644));
     }
-    fs::rename(&temp, target).map_err(|err| {
-        let _ = fs::remove_file(&temp);
-        io_err("replace", target)(err)
-    })
+    let mut temp = builder
+        .tempfile_in(dir)
+        .map_err(io_err("create a temporary file in", dir))?;
+    let mut buffered = io::BufWriter::with_capacity(1 << 16, temp.as_file_mut());
+    write(&mut buffered)
+        .and_then(|()| buffered.flush())
+        .map_err(io_err("write", target))?;
+    drop(buffered);
+    temp.persist(target)
+        .map_err(|err| io_err("replace", target)(err.error))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //!   that shape the output, and the profilegen version. When it is unchanged and every
 //!   output file is still as the last build left it, a build has nothing to do.
 //! * `outputs`: for each output file, the fingerprint of what it was made from (see
-//!   `plan::fingerprint`), its size, and its modification time: as read from the file,
+//!   `render::context::reads`), its size, and its modification time: as read from the file,
 //!   or for a file the build wrote, the span of time the build was writing (see
 //!   [`FileState`]). An output is rendered again only when its fingerprint changed or
 //!   the file on disk is not the one written (another size, or a time outside the span).
@@ -18,12 +18,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
 use crate::hash::content_hash;
-use crate::output::{write_parts_atomically, FileState};
+use crate::output::{write_atomically_with, FileState};
 
 /// The cache folder, at the site root.
 pub const CACHE_DIR: &str = ".profilegen";
@@ -76,60 +75,52 @@ pub fn cache_file(root: &Path, output: &Path) -> PathBuf {
 }
 
 /// The layout of the cache file; a cache in another layout is ignored.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
-/// The header of a cache file: everything but the outputs.
+/// The start of a cache file: which layout and which profilegen wrote it.
 #[derive(Serialize, Deserialize)]
-struct Header {
-    /// [`FORMAT`]; caches written before it was recorded have none (0).
-    #[serde(default)]
+struct Head<'a> {
     format: u32,
-    version: String,
+    version: &'a str,
+}
+
+/// The rest of a cache file, as written.
+#[derive(Serialize)]
+struct Body<'a> {
+    inputs: u64,
+    summary: CachedSummary,
+    diagnostics: &'a [Diagnostic],
+    outputs: Vec<(&'a str, &'a OutputState)>,
+}
+
+/// The rest of a cache file, as read.
+#[derive(Deserialize)]
+struct OwnedBody {
     inputs: u64,
     summary: CachedSummary,
     diagnostics: Vec<Diagnostic>,
+    outputs: Vec<(String, OutputState)>,
 }
 
 /// Reads a cache; `None` when there is none, it does not parse, or another version of
-/// profilegen wrote it.
+/// profilegen (or another layout) wrote it.
 ///
-/// The format is one JSON line (version, inputs hash, summary, diagnostics) followed by
-/// one line per output, `fingerprint size modified until path`, numbers in hexadecimal
-/// (`until` as its distance from `modified`): tens
-/// of thousands of outputs load in a few milliseconds.
+/// The format is postcard (serde's compact binary format, with a documented stable
+/// wire format): a head (layout and version), then the inputs hash, the summary, the
+/// diagnostics and the outputs. A head that does not match ends the reading early.
 pub fn load(path: &Path) -> Option<BuildCache> {
-    let text = fs::read_to_string(path).ok()?;
-    let mut lines = text.lines();
-    let header: Header = serde_json::from_str(lines.next()?).ok()?;
-    if header.format != FORMAT || header.version != env!("CARGO_PKG_VERSION") {
+    let bytes = fs::read(path).ok()?;
+    let (head, rest) = postcard::take_from_bytes::<Head>(&bytes).ok()?;
+    if head.format != FORMAT || head.version != env!("CARGO_PKG_VERSION") {
         return None;
     }
-    let mut outputs = HashMap::new();
-    for line in lines {
-        let mut fields = line.splitn(5, ' ');
-        let fingerprint = u64::from_str_radix(fields.next()?, 16).ok()?;
-        let size = u64::from_str_radix(fields.next()?, 16).ok()?;
-        let modified_ns = u128::from_str_radix(fields.next()?, 16).ok()?;
-        let span = u128::from_str_radix(fields.next()?, 16).ok()?;
-        let path = fields.next()?.to_string();
-        outputs.insert(
-            path,
-            OutputState {
-                fingerprint,
-                file: FileState {
-                    size,
-                    modified_ns,
-                    modified_until_ns: modified_ns.checked_add(span)?,
-                },
-            },
-        );
-    }
+    let body: OwnedBody = postcard::from_bytes(rest).ok()?;
     Some(BuildCache {
-        version: header.version,
-        inputs: header.inputs,
-        summary: header.summary,
-        diagnostics: header.diagnostics,
-        outputs,
+        version: head.version.to_string(),
+        inputs: body.inputs,
+        summary: body.summary,
+        diagnostics: body.diagnostics,
+        outputs: body.outputs.into_iter().collect(),
     })
 }
 
@@ -143,83 +134,26 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
             fs::write(ignore, "*\n")?;
         }
     }
-    let header = Header {
+    let head = Head {
         format: FORMAT,
-        version: cache.version.clone(),
+        version: &cache.version,
+    };
+    let body = Body {
         inputs: cache.inputs,
         summary: cache.summary,
-        diagnostics: cache.diagnostics.clone(),
+        diagnostics: &cache.diagnostics,
+        outputs: cache.outputs.iter().map(|(p, s)| (p.as_str(), s)).collect(),
     };
-    let mut text = serde_json::to_string(&header).map_err(io::Error::other)?;
-    text.push('\n');
-    // In no particular order: only profilegen reads it, into a map. Tens of thousands of
-    // lines, written in parallel chunks.
-    let entries: Vec<(&String, &OutputState)> = cache
-        .outputs
-        .iter()
-        // Output paths are made of slugs: no line breaks.
-        .filter(|(path, _)| !path.contains('\n'))
-        .collect();
-    let chunks: Vec<String> = entries
-        .par_chunks(4096)
-        .map(|chunk| {
-            let mut lines = String::with_capacity(chunk.iter().map(|(p, _)| p.len() + 48).sum());
-            for (path, state) in chunk {
-                push_hex(&mut lines, u128::from(state.fingerprint));
-                lines.push(' ');
-                push_hex(&mut lines, u128::from(state.file.size));
-                lines.push(' ');
-                push_hex(&mut lines, state.file.modified_ns);
-                lines.push(' ');
-                push_hex(
-                    &mut lines,
-                    state
-                        .file
-                        .modified_until_ns
-                        .saturating_sub(state.file.modified_ns),
-                );
-                lines.push(' ');
-                lines.push_str(path);
-                lines.push('\n');
-            }
-            lines
-        })
-        .collect();
-    let mut parts: Vec<&[u8]> = vec![text.as_bytes()];
-    parts.extend(chunks.iter().map(|chunk| chunk.as_bytes()));
-    write_parts_atomically(path, &parts)
-        .map_err(|err| io::Error::new(err.source.kind(), err.to_string()))
-}
-
-/// Appends `n` in lowercase hexadecimal, without leading zeros (as `{:x}`).
-fn push_hex(text: &mut String, n: u128) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 32];
-    let mut start = buf.len();
-    let mut rest = n;
-    loop {
-        start -= 1;
-        buf[start] = DIGITS[(rest & 0xf) as usize];
-        rest >>= 4;
-        if rest == 0 {
-            break;
-        }
-    }
-    // Hexadecimal digits are ASCII, so the bytes are a string.
-    text.push_str(std::str::from_utf8(&buf[start..]).unwrap_or_default());
+    write_atomically_with(path, |file| {
+        postcard::to_io(&head, &mut *file).map_err(io::Error::other)?;
+        postcard::to_io(&body, file).map_err(io::Error::other)?;
+        Ok(())
+    })
+    .map_err(|err| io::Error::new(err.source.kind(), err.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn hex_is_as_formatted() {
-        for n in [0u128, 9, 10, 255, 4096, u128::from(u64::MAX), u128::MAX] {
-            let mut text = String::new();
-            super::push_hex(&mut text, n);
-            assert_eq!(text, format!("{n:x}"));
-        }
-    }
-
     use super::*;
 
     #[test]
@@ -253,13 +187,30 @@ mod tests {
                 },
             },
         );
+        cache.outputs.insert(
+            "odd\npath with a line break".into(),
+            OutputState {
+                fingerprint: 1,
+                file: FileState {
+                    size: 1,
+                    modified_ns: 1,
+                    modified_until_ns: 1,
+                },
+            },
+        );
+        cache
+            .diagnostics
+            .push(Diagnostic::warning("a warning", None));
         save(&path, &cache).unwrap();
         assert_eq!(load(&path), Some(cache.clone()));
         assert!(dir.path().join(CACHE_DIR).join(".gitignore").exists());
+        let whole = fs::read(&path).unwrap();
+        fs::write(&path, &whole[..whole.len() - 3]).unwrap();
+        assert_eq!(load(&path), None, "a truncated cache is ignored");
         cache.version = "0.0.0-other".into();
         save(&path, &cache).unwrap();
         assert_eq!(load(&path), None);
-        fs::write(&path, "not json").unwrap();
+        fs::write(&path, "not a cache").unwrap();
         assert_eq!(load(&path), None);
         assert_eq!(load(&dir.path().join("missing")), None);
     }
