@@ -11,13 +11,17 @@
 //!    [`content`], skipping what [`ignore`] says is not part of a site (hidden,
 //!    temporary and editor files: the one rule the watcher follows too);
 //! 3. link: [`graph`] links record files into one [`graph::SiteGraph`];
-//! 4. plan: [`plan`] decides every output, its URL and its (small) context;
-//! 5. render: [`render`] renders the planned outputs with Tera, in parallel;
-//! 6. output: [`output`] writes the files, atomically and only where bytes changed;
-//! 7. build: [`build`] runs the stages for `build` and `check`, decides with the build
+//! 4. plan: [`plan`] decides every output and its path, and gathers what they show into
+//!    a read-only [`plan::SiteIndex`];
+//! 5. search: [`search`] builds the static search index from the site index;
+//! 6. render: [`render`] makes each output's context from the index (builders by kind
+//!    of output, each declaring what it reads: [`render::context::reads`]) and renders
+//!    it with Tera, in parallel;
+//! 7. output: [`output`] writes the files, atomically and only where bytes changed;
+//! 8. build: [`build`] runs the stages for `build` and `check`, decides with the build
 //!    cache what must be rendered again, and carries work from one build to the next;
-//! 8. [`watch`], [`serve`] and [`live`] make up `serve` and `build --watch`;
-//! 9. [`cli`] parses the command line, with [`init`] for `profilegen init`.
+//! 9. [`watch`], [`serve`] and [`live`] make up `serve` and `build --watch`;
+//! 10. [`cli`] parses the command line, with [`init`] for `profilegen init`.
 
 pub mod build;
 pub mod cite;

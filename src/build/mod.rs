@@ -1,8 +1,8 @@
-//! The build pipeline, as `build` and `check` run it, one named step each:
-//! [load](load) the sources -> [link] -> [plan] -> [render](render_outputs) (only what
-//! changed since the last build) -> [commit](commit_and_save) the output and save the
-//! cache -> report. [`previous`] holds the cache decision, [`memo`] what a
-//! long-running process carries from one build to the next.
+//! The build pipeline, as `build` and `check` run it, one named step each: `load` the
+//! sources -> `link` -> `plan` -> `render_outputs` (only what changed since the last
+//! build) -> `commit_and_save` the output and the cache -> the report. The `previous`
+//! module holds the cache decision, [`memo`] what a long-running process carries from
+//! one build to the next.
 
 use std::collections::HashSet;
 use std::fs;

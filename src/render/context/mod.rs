@@ -499,7 +499,7 @@ impl Serialize for Shared {
     }
 }
 
-/// The contents of one output, as [`OutputBuilder`] makes it.
+/// The contents of one output, as [`OutputMaker::make`] makes it.
 #[derive(Debug, Clone)]
 pub enum Output {
     /// Context for an HTML page template.
