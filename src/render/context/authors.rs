@@ -4,13 +4,14 @@
 use std::collections::BTreeMap;
 
 use super::{
-    AuthorCount, ExportLink, LetterGroup, OutputBuilder, PageContext, PageData, Reads, SubjectLink,
+    export_links, AuthorCount, LetterGroup, OutputBuilder, PageContext, PageData, Reads,
+    SubjectLink,
 };
 use crate::coauthor_graph::{coauthor_svg, GraphNode};
 use crate::content::is_web_url;
 use crate::graph::AuthorId;
 use crate::plan::paths::{paged_path, Linker};
-use crate::plan::{CitationFormat, FeedKind};
+use crate::plan::FeedKind;
 
 /// The index lists every author with their number of papers.
 pub(super) fn index_reads() -> Reads<'static> {
@@ -161,13 +162,7 @@ impl OutputBuilder<'_> {
                         .collect();
                     coauthor_svg(&profile.name, &nodes, "#coauthors-heading")
                 },
-                exports: CitationFormat::ALL
-                    .iter()
-                    .map(|f| ExportLink {
-                        format: f.label(),
-                        href: linker.href(&format!("{site_path}publications.{}", f.extension())),
-                    })
-                    .collect(),
+                exports: export_links(linker, site_path, "publications"),
             }
         });
         let linker = Linker::for_path(site_path, self.v.pretty());

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
-use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
+use crate::plan::{page_count, CitationFormat, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
 use crate::reuse::Reuse;
 use crate::search::{SearchIndex, SearchMemo};
 
@@ -196,6 +196,18 @@ pub struct MadeParts {
     _fragments: Fragments,
     _entities: OnceLock<Entities>,
     _search: OnceLock<SearchIndex>,
+}
+
+/// Links to the citation exports beside the page at `site_path`, one per format
+/// (`<stem>.bib`, `<stem>.ris`, `<stem>.json`).
+fn export_links(linker: &Linker, site_path: &str, stem: &str) -> Vec<ExportLink> {
+    CitationFormat::ALL
+        .iter()
+        .map(|f| ExportLink {
+            format: f.label(),
+            href: linker.href(&format!("{site_path}{stem}.{}", f.extension())),
+        })
+        .collect()
 }
 
 /// Which templates render an output.

@@ -2,11 +2,11 @@
 //! author, the citation block and exports, and the metadata scholarly engines read.
 
 use super::{
-    ExportLink, MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_PAPERS_PER_AUTHOR,
+    export_links, MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_PAPERS_PER_AUTHOR,
 };
 use crate::graph::PaperId;
 use crate::plan::paths::year_path;
-use crate::plan::{CitationFormat, SiteIndex};
+use crate::plan::SiteIndex;
 
 /// A paper's page shows the paper (with its authors), the number of papers of each of
 /// its subjects, and the papers near it in each author's list.
@@ -65,13 +65,7 @@ impl OutputBuilder<'_> {
                     })
                     .collect(),
                 bibtex: self.bibtex_for(id),
-                exports: CitationFormat::ALL
-                    .iter()
-                    .map(|f| ExportLink {
-                        format: f.label(),
-                        href: linker.href(&format!("{site_path}cite.{}", f.extension())),
-                    })
-                    .collect(),
+                exports: export_links(linker, site_path, "cite"),
             }
         });
         let meta = &mut context.page.meta;
