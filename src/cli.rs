@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::build::BuildMemo;
 use crate::build::{build, build_with, BuildOptions};
+use crate::diagnostics::{printed, Diagnostic, Severity, SHOWN_PER_KIND};
 use crate::live::{
     describe_changes, describe_outcome, notify_browsers, start_preview, watch, ServeSettings,
     WatchSettings,
@@ -63,6 +64,9 @@ pub struct BuildArgs {
     /// Print only errors and no summary or progress.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print every diagnostic (by default each kind is shown a few times, then counted).
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Render everything, ignoring the build cache in .profilegen/.
     #[arg(long)]
     pub force: bool,
@@ -93,6 +97,9 @@ pub struct ServeArgs {
     /// Poll the file system instead of using native events.
     #[arg(long)]
     pub poll: bool,
+    /// Print every diagnostic (by default each kind is shown a few times, then counted).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 /// Options of `check`.
@@ -107,6 +114,9 @@ pub struct CheckArgs {
     /// Treat warnings as errors.
     #[arg(long)]
     pub strict: bool,
+    /// Print every diagnostic (by default each kind is shown a few times, then counted).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 /// Options of `init`.
@@ -127,13 +137,15 @@ pub fn run() -> ExitCode {
     })
 }
 
-fn print_diagnostics(diagnostics: &[crate::diagnostics::Diagnostic], errors_only: bool) {
-    for d in diagnostics {
-        if errors_only && d.severity == crate::diagnostics::Severity::Warning {
-            continue;
-        }
-        eprintln!("{}\n", d.render());
-    }
+/// Prints diagnostics on stderr: every one with `verbose`, else each kind a few times
+/// and then a count ([`crate::diagnostics::printed`]).
+fn print_diagnostics(diagnostics: &[Diagnostic], errors_only: bool, verbose: bool) {
+    let shown: Vec<&Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| !errors_only || d.severity == Severity::Error)
+        .collect();
+    let per_kind = (!verbose).then_some(SHOWN_PER_KIND);
+    eprint!("{}", printed(&shown, per_kind));
 }
 
 fn run_build(args: BuildArgs) -> u8 {
@@ -147,17 +159,18 @@ fn run_build(args: BuildArgs) -> u8 {
         force: args.force,
     };
     let quiet = args.quiet;
+    let verbose = args.verbose;
     let build_once = |options: &BuildOptions, memo: &mut BuildMemo| match build_with(options, memo)
     {
         Ok(report) => {
-            print_diagnostics(&report.diagnostics, quiet);
+            print_diagnostics(&report.diagnostics, quiet, verbose);
             if !quiet {
                 eprintln!("{}", report.summary("Built"));
             }
             EXIT_OK
         }
         Err(failure) => {
-            print_diagnostics(&failure.diagnostics, false);
+            print_diagnostics(&failure.diagnostics, false, verbose);
             eprintln!(
                 "error: build failed: {}; nothing was written",
                 failure.reason
@@ -187,8 +200,8 @@ fn run_build(args: BuildArgs) -> u8 {
         },
         |changes, outcome| {
             match outcome {
-                Ok(report) => print_diagnostics(&report.diagnostics, true),
-                Err(failure) => print_diagnostics(&failure.diagnostics, false),
+                Ok(report) => print_diagnostics(&report.diagnostics, true, verbose),
+                Err(failure) => print_diagnostics(&failure.diagnostics, false, verbose),
             }
             if !quiet || outcome.is_err() {
                 eprintln!(
@@ -212,6 +225,7 @@ fn run_build(args: BuildArgs) -> u8 {
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
 fn run_serve(args: ServeArgs) -> u8 {
+    let verbose = args.verbose;
     let settings = ServeSettings {
         root: args.root,
         bind: args.bind,
@@ -238,11 +252,11 @@ fn run_serve(args: ServeArgs) -> u8 {
             let first = build_with(&preview.options, memo);
             match &first {
                 Ok(report) => {
-                    print_diagnostics(&report.diagnostics, false);
+                    print_diagnostics(&report.diagnostics, false, verbose);
                     eprintln!("{}", report.summary("Built"));
                 }
                 Err(failure) => {
-                    print_diagnostics(&failure.diagnostics, false);
+                    print_diagnostics(&failure.diagnostics, false, verbose);
                     eprintln!("error: build failed: {}", failure.reason);
                 }
             }
@@ -256,7 +270,7 @@ fn run_serve(args: ServeArgs) -> u8 {
         },
         |changes, outcome| {
             if let Err(failure) = outcome {
-                print_diagnostics(&failure.diagnostics, false);
+                print_diagnostics(&failure.diagnostics, false, verbose);
             }
             eprintln!(
                 "{}: {}",
@@ -277,6 +291,7 @@ fn run_serve(args: ServeArgs) -> u8 {
 }
 
 fn run_check(args: CheckArgs) -> u8 {
+    let verbose = args.verbose;
     let options = BuildOptions {
         root: args.root,
         output: None,
@@ -288,7 +303,7 @@ fn run_check(args: CheckArgs) -> u8 {
     };
     match build(&options) {
         Ok(report) => {
-            print_diagnostics(&report.diagnostics, false);
+            print_diagnostics(&report.diagnostics, false, verbose);
             eprintln!("{}", report.summary("Checked"));
             let failing = crate::diagnostics::has_errors(&report.diagnostics)
                 || (args.strict && !report.diagnostics.is_empty());
@@ -299,7 +314,7 @@ fn run_check(args: CheckArgs) -> u8 {
             }
         }
         Err(failure) => {
-            print_diagnostics(&failure.diagnostics, false);
+            print_diagnostics(&failure.diagnostics, false, verbose);
             eprintln!("error: check failed: {}", failure.reason);
             EXIT_FAILED
         }

@@ -195,6 +195,96 @@ pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// How many diagnostics of one kind a build prints in full before it only counts them.
+pub const SHOWN_PER_KIND: usize = 3;
+
+/// The kind of a diagnostic: its severity and its message with what names one thing
+/// left out (text in backquotes or double quotes, numbers), so that "TeX in `A`:
+/// unknown command: "\\mu"" and the same about another title are of one kind.
+pub fn kind_of(d: &Diagnostic) -> String {
+    let mut kind = String::with_capacity(d.message.len());
+    let mut quote = None;
+    let mut last_digit = false;
+    for c in d.message.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => {
+                kind.push(c);
+                quote = None;
+            }
+            (Some(_), _) => {}
+            (None, '`' | '"') => {
+                kind.push(c);
+                kind.push('…');
+                quote = Some(c);
+            }
+            (None, c) if c.is_ascii_digit() => {
+                if !last_digit {
+                    kind.push('N');
+                }
+            }
+            (None, c) => kind.push(c),
+        }
+        last_digit = quote.is_none() && c.is_ascii_digit();
+    }
+    format!("{}: {kind}", severity_word(d.severity))
+}
+
+/// The diagnostics as a build prints them: with `shown_per_kind`, the first that many of
+/// each kind in full and then one line per kind with how many more there are (a large
+/// site's thousands of warnings fit a screen); with `None`, every one in full.
+pub fn printed(diagnostics: &[&Diagnostic], shown_per_kind: Option<usize>) -> String {
+    let mut out = String::new();
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for d in diagnostics {
+        let shown = match shown_per_kind {
+            None => true,
+            Some(limit) => {
+                let kind = kind_of(d);
+                match seen.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, n)) => {
+                        *n += 1;
+                        *n <= limit
+                    }
+                    None => {
+                        seen.push((kind, 1));
+                        limit > 0
+                    }
+                }
+            }
+        };
+        if shown {
+            out.push_str(&d.render());
+            out.push_str("\n\n");
+        }
+    }
+    let limit = shown_per_kind.unwrap_or(usize::MAX);
+    let hidden: Vec<&(String, usize)> = seen.iter().filter(|(_, n)| *n > limit).collect();
+    for (kind, n) in &hidden {
+        let more = n - limit;
+        out.push_str(&format!(
+            "... and {} more like this: {kind}\n",
+            with_thousands(more)
+        ));
+    }
+    if !hidden.is_empty() {
+        out.push_str("(--verbose prints every diagnostic)\n\n");
+    }
+    out
+}
+
+/// `n` with commas between thousands: `44,141`.
+pub fn with_thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +328,63 @@ mod tests {
     fn render_without_location_is_one_line() {
         let d = Diagnostic::warning("base_url is not set", None);
         assert_eq!(d.render(), "warning: base_url is not set");
+    }
+
+    #[test]
+    fn kinds_leave_out_what_names_one_thing() {
+        let tex = |title: &str, command: &str| {
+            Diagnostic::warning(
+                format!("TeX in `{title}`: unknown command: \"{command}\""),
+                None,
+            )
+        };
+        assert_eq!(
+            kind_of(&tex("On $\\mu$", "\\mu")),
+            "warning: TeX in `…`: unknown command: \"…\""
+        );
+        assert_eq!(kind_of(&tex("A", "\\mu")), kind_of(&tex("B 2", "\\sim")));
+        let copies = |n: usize| {
+            Diagnostic::warning(
+                format!("copies of `x` in {n} files differ in their title"),
+                None,
+            )
+        };
+        assert_eq!(kind_of(&copies(2)), kind_of(&copies(12_345)));
+        assert_eq!(
+            kind_of(&copies(2)),
+            "warning: copies of `…` in N files differ in their title"
+        );
+        let error = Diagnostic::error("copies of `x` in 2 files differ in their title", None);
+        assert_ne!(kind_of(&error), kind_of(&copies(2)), "severities apart");
+        assert_eq!(kind_of(&Diagnostic::warning("", None)), "warning: ");
+    }
+
+    #[test]
+    fn printing_shows_a_few_of_each_kind_and_counts_the_rest() {
+        let many: Vec<Diagnostic> = (0..1005)
+            .map(|i| Diagnostic::warning(format!("unknown command `\\c{i}`"), None))
+            .chain([Diagnostic::error("cannot read x", None)])
+            .collect();
+        let all: Vec<&Diagnostic> = many.iter().collect();
+        let printed = printed(&all, Some(SHOWN_PER_KIND));
+        assert!(printed.contains("`\\c0`") && printed.contains("`\\c2`"));
+        assert!(!printed.contains("`\\c3`"));
+        assert!(printed.contains("error: cannot read x"), "{printed}");
+        assert!(printed.contains("... and 1,002 more like this: warning: unknown command `…`"));
+        assert!(printed.contains("--verbose"));
+        assert_eq!(printed.lines().filter(|l| l.starts_with("...")).count(), 1);
+        let every = super::printed(&all, None);
+        assert!(every.contains("`\\c1004`") && !every.contains("more like this"));
+        let few = super::printed(&all[..2], Some(SHOWN_PER_KIND));
+        assert!(!few.contains("--verbose"));
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(with_thousands(0), "0");
+        assert_eq!(with_thousands(999), "999");
+        assert_eq!(with_thousands(1000), "1,000");
+        assert_eq!(with_thousands(44_141), "44,141");
+        assert_eq!(with_thousands(1_234_567), "1,234,567");
     }
 }

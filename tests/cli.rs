@@ -560,3 +560,43 @@ fn long_lists_are_paginated_with_a_year_index() {
         .output("sitemap.xml")
         .contains("<loc>https://example.org/authors/pro-lific/page/2/</loc>"));
 }
+
+#[test]
+fn many_diagnostics_of_one_kind_are_shown_a_few_times_then_counted() {
+    let site = Site::new();
+    let records: Vec<(u16, String)> = (0..40)
+        .map(|i| {
+            (
+                2000 + (i % 20) as u16,
+                format!("Paper {i} on \\frob{{{i}}} spaces"),
+            )
+        })
+        .collect();
+    let records: Vec<(u16, &str, &str, &str)> = records
+        .iter()
+        .map(|(year, title)| (*year, title.as_str(), "An abstract.", "math.AG"))
+        .collect();
+    site.file(
+        "content/records/a.txt",
+        record_file("Ada Lovelace", &records),
+    );
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let full = run.stderr.matches("warning: TeX in `Paper").count();
+    assert_eq!(full, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("... and 37 more like this: warning: TeX in `…`: unknown command: \"…\""),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--verbose prints every diagnostic"));
+    let summary = run.stderr.lines().last().unwrap();
+    assert!(summary.contains("41 warnings, 0 errors"), "{summary}");
+
+    let verbose = site.run(&["build", "--verbose"]);
+    assert_eq!(verbose.stderr.matches("warning: TeX in `Paper").count(), 40);
+    assert!(!verbose.stderr.contains("more like this"));
+    let check = site.run(&["check", "--verbose"]);
+    assert_eq!(check.stderr.matches("warning: TeX in `Paper").count(), 40);
+}
