@@ -29,9 +29,15 @@ pub struct SiteConfig {
     /// Defaults to true when `base_url` is set; file links also work when the site is
     /// opened straight from disk.
     pub pretty_urls: Option<bool>,
+    /// How many of the newest papers each Atom feed lists (0: every paper). The full
+    /// lists are in the authors' publication exports.
+    pub feed_limit: usize,
     /// Per-author settings, keyed by author slug (as in `/authors/<slug>/`) or by name.
     pub authors: BTreeMap<String, AuthorDetails>,
 }
+
+/// Default of [`SiteConfig::feed_limit`], as Zola's and Hugo's feeds are limited.
+pub const DEFAULT_FEED_LIMIT: usize = 50;
 
 impl Default for SiteConfig {
     fn default() -> Self {
@@ -41,6 +47,7 @@ impl Default for SiteConfig {
             base_url: None,
             language: "en".into(),
             pretty_urls: None,
+            feed_limit: DEFAULT_FEED_LIMIT,
             authors: BTreeMap::new(),
         }
     }
@@ -67,6 +74,14 @@ impl SiteConfig {
     /// Whether links point at directories rather than `index.html` files.
     pub fn pretty_urls(&self) -> bool {
         self.pretty_urls.unwrap_or(self.base_url.is_some())
+    }
+
+    /// How many entries a feed lists at most.
+    pub fn feed_entries(&self) -> usize {
+        match self.feed_limit {
+            0 => usize::MAX,
+            n => n,
+        }
     }
 }
 

@@ -551,3 +551,40 @@ fn search_index_finds_papers_by_title_word_and_ranks_titles_first() {
         format!("{BASE}search/?q={{search_term_string}}")
     );
 }
+
+#[test]
+fn feeds_list_the_newest_papers_up_to_the_feed_limit() {
+    let site = Site::new();
+    let titles: Vec<String> = (0..60).map(|i| format!("Result Number {i}")).collect();
+    let records: Vec<(u16, &str, &str, &str)> = titles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (1970 + i as u16, t.as_str(), "An abstract.", "cs.LG"))
+        .collect();
+    site.file("content/records/a.txt", record_file("Ada Lovelace", &records));
+    let entries = |site: &Site, path: &str| {
+        let feed = feed_rs::parser::parse(site.output(path).as_bytes()).unwrap();
+        let first = feed.entries[0].title.as_ref().unwrap().content.clone();
+        (feed.entries.len(), first)
+    };
+    site.build();
+    for feed in ["atom.xml", "authors/ada-lovelace/atom.xml", "subjects/cs.LG/atom.xml"] {
+        assert_eq!(
+            entries(&site, feed),
+            (50, "Result Number 59".to_string()),
+            "{feed}: the newest 50 by default"
+        );
+    }
+    // The full list stays in the publication exports.
+    let bib = site.output("authors/ada-lovelace/publications.bib");
+    assert_eq!(bib.matches("@misc{").count(), 60);
+
+    site.file("profilegen.yaml", "feed_limit: 5\n");
+    site.build();
+    assert_eq!(entries(&site, "atom.xml"), (5, "Result Number 59".into()));
+    assert_eq!(entries(&site, "subjects/cs.LG/atom.xml").0, 5);
+    site.file("profilegen.yaml", "feed_limit: 0\n");
+    site.build();
+    assert_eq!(entries(&site, "atom.xml").0, 60, "0: every paper");
+    assert_eq!(entries(&site, "authors/ada-lovelace/atom.xml").0, 60);
+}

@@ -8,10 +8,7 @@ use serde::Serialize;
 use super::{OutputBuilder, Reads, Shared};
 use crate::graph::PaperId;
 use crate::plan::paths::{page_count, paged_path, stable_id, subject_name, year_path};
-use crate::plan::{FeedKind, PageKind};
-
-/// How many papers (newest first) a feed lists.
-pub const FEED_ENTRIES: usize = 100;
+use crate::plan::{FeedKind, PageKind, SiteIndex};
 
 /// Context of the `atom.xml` template.
 #[derive(Debug, Clone, Serialize)]
@@ -87,10 +84,10 @@ pub fn year_timestamp(year: u16) -> String {
 }
 
 /// A feed lists the newest papers of the site, an author or a subject.
-pub(super) fn reads(kind: &FeedKind) -> Reads<'_> {
+pub(super) fn reads<'k>(ix: &SiteIndex, kind: &'k FeedKind) -> Reads<'k> {
     match kind {
         FeedKind::Site => Reads {
-            newest: FEED_ENTRIES,
+            newest: ix.config.feed_entries(),
             ..Reads::default()
         },
         FeedKind::Author(id) => Reads {
@@ -117,7 +114,7 @@ impl OutputBuilder<'_> {
     pub(super) fn feed(&self, kind: &FeedKind) -> FeedContext {
         let v = &self.v;
         let (papers, page): (&[PaperId], PageKind) = match kind {
-            FeedKind::Site => (v.newest(FEED_ENTRIES), PageKind::Home),
+            FeedKind::Site => (v.newest(v.config().feed_entries()), PageKind::Home),
             FeedKind::Author(id) => (v.author_papers(*id), PageKind::Author(*id, 0)),
             FeedKind::Subject(code) => (v.subject_papers(code), PageKind::Subject(code.clone(), 0)),
         };
@@ -130,7 +127,7 @@ impl OutputBuilder<'_> {
             .map_or_else(|| year_timestamp(1970), year_timestamp);
         let entries = papers
             .iter()
-            .take(FEED_ENTRIES)
+            .take(v.config().feed_entries())
             .map(|&p| {
                 let entry =
                     self.fragments.feed_entries[p].get_or_init(|| Shared::new(&self.feed_entry(p)));

@@ -26,7 +26,7 @@ mod site_pages;
 mod subjects;
 mod years;
 
-pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext, FEED_ENTRIES};
+pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext};
 pub use metadata::{FeedLink, MetaTag, PageMeta};
 pub use reads::{Entities, Reads, TemplateHashes, TemplateSet, View};
 
@@ -134,7 +134,7 @@ impl<'a> OutputMaker<'a> {
         };
         match kind {
             OutputKind::Page(page) => page_reads(ix, page),
-            OutputKind::Feed(feed) => feeds::reads(feed),
+            OutputKind::Feed(feed) => feeds::reads(ix, feed),
             OutputKind::Sitemap
             | OutputKind::AuthorsData
             | OutputKind::PapersData
