@@ -130,6 +130,17 @@ fn every_paper_page_carries_google_scholar_tags_and_json_ld() {
             Some("article")
         );
         assert_eq!(meta(&html, "twitter:card"), ["summary"]);
+        // Cards read the OpenGraph title and description: no tag repeats them.
+        assert!(meta(&html, "twitter:title").is_empty());
+        assert!(meta(&html, "twitter:description").is_empty());
+        let description = meta(&html, "description");
+        assert_eq!(
+            select(&html, "meta[property=\"og:description\"]")[0]
+                .value()
+                .attr("content"),
+            Some(description[0].as_str())
+        );
+        assert!(description[0].chars().count() <= 201, "a snippet, not the abstract");
         // JSON-LD.
         let ld = jsonld(&html);
         assert_eq!(ld["@context"], "https://schema.org");
