@@ -600,3 +600,68 @@ fn many_diagnostics_of_one_kind_are_shown_a_few_times_then_counted() {
     let check = site.run(&["check", "--verbose"]);
     assert_eq!(check.stderr.matches("warning: TeX in `Paper").count(), 40);
 }
+
+#[test]
+fn a_long_authors_index_is_split_into_a_page_per_letter() {
+    let site = Site::new();
+    // 1,100 family names starting with A (two pages of that letter), 950 with B, and a
+    // few with no letter at all: 2,053 authors, more than one index page holds.
+    let mut names: Vec<String> = (0..1100).map(|i| format!("Ann Adams{i:04}")).collect();
+    names.extend((0..950).map(|i| format!("Bo Baker{i:04}")));
+    names.extend(["Cy 42", "Di 7", "Ed 9"].map(String::from));
+    for (i, name) in names.iter().enumerate() {
+        let title = format!("Paper number {i}");
+        site.file(
+            &format!("content/records/a{i:05}.txt"),
+            record_file(name, &[(2020, &title, "An abstract.", "cs.LG")]),
+        );
+    }
+    site.build();
+    let index = site.output("authors/index.html");
+    assert!(index.contains("All 2053 authors") || index.contains("2053 authors"));
+    for (href, count) in [
+        ("_a/index.html", 1100),
+        ("_b/index.html", 950),
+        ("_other/index.html", 3),
+    ] {
+        assert!(
+            index.contains(&format!("<a href=\"{href}\">"))
+                && index.contains(&format!("{count}</span>")),
+            "{href} with {count} in the index"
+        );
+    }
+    assert!(
+        !index.contains("Adams0001"),
+        "the index itself lists no authors"
+    );
+
+    let a1 = site.output("authors/_a/index.html");
+    let a2 = site.output("authors/_a/page/2/index.html");
+    assert_eq!(a1.matches("paper</span>").count(), 1000);
+    assert_eq!(a2.matches("paper</span>").count(), 100);
+    assert!(a1.contains("Ann Adams0000") && !a1.contains("Ann Adams1000"));
+    assert!(a2.contains("Ann Adams1099"));
+    assert!(
+        a1.contains("rel=\"next\">Next →</a>"),
+        "pages of a letter run A to Z"
+    );
+    assert!(a2.contains("rel=\"prev\">← Previous</a>"));
+    assert!(a1.contains("aria-current=\"page\">A</a>"));
+    let other = site.output("authors/_other/index.html");
+    assert!(other.contains("Authors: other names") && other.contains("Cy 42"));
+    for file in ["authors/_b/index.html", "authors/_other/index.html"] {
+        assert!(site
+            .output("sitemap.xml")
+            .contains(file.trim_end_matches("index.html")));
+    }
+
+    // A new author shows on their letter's page after an incremental build.
+    site.file(
+        "content/records/zz.txt",
+        record_file("Al Abbot", &[(2021, "A new paper", "New.", "cs.LG")]),
+    );
+    site.build();
+    let a1 = site.output("authors/_a/index.html");
+    assert!(a1.contains("Al Abbot"), "the first of the A page now");
+    assert!(site.output("authors/index.html").contains("1101</span>"));
+}

@@ -140,7 +140,10 @@ fn every_paper_page_carries_google_scholar_tags_and_json_ld() {
                 .attr("content"),
             Some(description[0].as_str())
         );
-        assert!(description[0].chars().count() <= 201, "a snippet, not the abstract");
+        assert!(
+            description[0].chars().count() <= 201,
+            "a snippet, not the abstract"
+        );
         // JSON-LD.
         let ld = jsonld(&html);
         assert_eq!(ld["@context"], "https://schema.org");
@@ -572,14 +575,21 @@ fn feeds_list_the_newest_papers_up_to_the_feed_limit() {
         .enumerate()
         .map(|(i, t)| (1970 + i as u16, t.as_str(), "An abstract.", "cs.LG"))
         .collect();
-    site.file("content/records/a.txt", record_file("Ada Lovelace", &records));
+    site.file(
+        "content/records/a.txt",
+        record_file("Ada Lovelace", &records),
+    );
     let entries = |site: &Site, path: &str| {
         let feed = feed_rs::parser::parse(site.output(path).as_bytes()).unwrap();
         let first = feed.entries[0].title.as_ref().unwrap().content.clone();
         (feed.entries.len(), first)
     };
     site.build();
-    for feed in ["atom.xml", "authors/ada-lovelace/atom.xml", "subjects/cs.LG/atom.xml"] {
+    for feed in [
+        "atom.xml",
+        "authors/ada-lovelace/atom.xml",
+        "subjects/cs.LG/atom.xml",
+    ] {
         assert_eq!(
             entries(&site, feed),
             (50, "Result Number 59".to_string()),

@@ -14,7 +14,7 @@ use super::{PlanInput, RESERVED_SEGMENTS};
 use crate::config::SiteConfig;
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
-use crate::graph::{PaperId, SiteGraph};
+use crate::graph::{AuthorId, PaperId, SiteGraph};
 
 /// Everything the outputs of a site are made from.
 pub struct SiteIndex<'a> {
@@ -46,6 +46,18 @@ pub struct SiteIndex<'a> {
     pub paper_author_names: Vec<Vec<String>>,
     /// Citation key of each paper, by paper id.
     pub citation_keys: Vec<String>,
+    /// The authors by the first letter of their family name, A to Z, then `#` (names
+    /// that transliterate to no letter); within a letter by family name.
+    pub author_letters: Vec<LetterList>,
+}
+
+/// The authors whose family names start with one letter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LetterList {
+    /// `A` to `Z`, or `#`.
+    pub letter: String,
+    /// The authors, by family name then the rest of the name.
+    pub authors: Vec<AuthorId>,
 }
 
 impl<'a> SiteIndex<'a> {
@@ -74,6 +86,7 @@ impl<'a> SiteIndex<'a> {
             })
             .collect();
         let citation_keys = citation_keys(graph, &paper_author_names, &paper_texts);
+        let author_letters = author_letters(&profiles);
         let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
         let paper_urls = paper_paths
             .iter()
@@ -94,7 +107,30 @@ impl<'a> SiteIndex<'a> {
             paper_texts,
             paper_author_names,
             citation_keys,
+            author_letters,
         }
+    }
+
+    /// How many pages letter `i` of the authors index takes (at least one).
+    pub fn letter_page_count(&self, i: usize) -> usize {
+        self.author_letters[i]
+            .authors
+            .len()
+            .div_ceil(super::AUTHORS_PER_PAGE)
+            .max(1)
+    }
+
+    /// The authors on page `page` (from 0) of letter `i` of the authors index.
+    pub fn letter_page(&self, i: usize, page: usize) -> &[AuthorId] {
+        let all = &self.author_letters[i].authors;
+        let start = (page * super::AUTHORS_PER_PAGE).min(all.len());
+        &all[start..(start + super::AUTHORS_PER_PAGE).min(all.len())]
+    }
+
+    /// Whether the authors index is too long for one page: it then links to a page per
+    /// letter (see [`super::AUTHORS_ON_ONE_PAGE`]).
+    pub fn splits_authors_index(&self) -> bool {
+        self.graph.authors.len() > super::AUTHORS_ON_ONE_PAGE
     }
 
     /// The URL a site path is published at (see [`public_url`]).
@@ -182,6 +218,47 @@ fn subject_and_year_lists(graph: &SiteGraph) -> SubjectAndYearLists<'_> {
     (subjects, years)
 }
 
+/// The authors grouped by the first letter of their family name.
+fn author_letters(profiles: &[Profile]) -> Vec<LetterList> {
+    let mut sorted: Vec<(String, AuthorId)> = profiles
+        .iter()
+        .enumerate()
+        .map(|(id, p)| (family_sort_key(&p.name), id))
+        .collect();
+    sorted.sort();
+    let mut letters: Vec<LetterList> = Vec::new();
+    for (key, id) in sorted {
+        let letter = key
+            .chars()
+            .next()
+            .filter(char::is_ascii_alphabetic)
+            .map(|c| c.to_ascii_uppercase().to_string())
+            .unwrap_or_else(|| "#".into());
+        if letters.last().is_none_or(|g| g.letter != letter) {
+            letters.push(LetterList {
+                letter,
+                authors: Vec::new(),
+            });
+        }
+        if let Some(group) = letters.last_mut() {
+            group.authors.push(id);
+        }
+    }
+    // `#` (names that transliterate to no letter) goes last.
+    letters.sort_by_key(|g| g.letter == "#");
+    letters
+}
+
+/// Sort key for the A-Z index: transliterated family name (last word), then the rest.
+fn family_sort_key(name: &str) -> String {
+    let ascii = deunicode::deunicode(name).to_lowercase();
+    let mut words: Vec<&str> = ascii.split_whitespace().collect();
+    match words.pop() {
+        Some(last) => format!("{last} {}", words.join(" ")),
+        None => String::new(),
+    }
+}
+
 /// Each paper's citation key, unique across the site.
 fn citation_keys(
     graph: &SiteGraph,
@@ -244,5 +321,12 @@ mod tests {
         assert_eq!(nearby_papers(&list, 15, 3), [12, 13, 14]);
         assert_eq!(nearby_papers(&[10, 11], 11, 3), [10]);
         assert_eq!(nearby_papers(&[10], 10, 3), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn family_name_sorting() {
+        assert_eq!(family_sort_key("Zhongbo Zhu"), "zhu zhongbo");
+        assert_eq!(family_sort_key("Łukasz Nowak"), "nowak lukasz");
+        assert_eq!(family_sort_key(""), "");
     }
 }

@@ -19,6 +19,12 @@ pub mod texts;
 pub use index::{nearby_papers, SiteIndex};
 pub use paths::{page_count, paged_path, PAGE_SIZE};
 
+/// How many authors the authors index lists on one page; a site with more has a page
+/// per letter of the family names, linked from the index.
+pub const AUTHORS_ON_ONE_PAGE: usize = 2000;
+/// How many authors a letter's page lists at most; more continue on `page/2/`, ...
+pub const AUTHORS_PER_PAGE: usize = 1000;
+
 /// URL segments that extra pages may not use.
 pub const RESERVED_SEGMENTS: &[&str] = &[
     "authors", "papers", "subjects", "years", "data", "search", "static", "404",
@@ -137,6 +143,9 @@ pub enum PageKind {
     Home,
     /// The A-Z authors index.
     Authors,
+    /// The authors of one letter, when the index is split (by index in
+    /// [`SiteIndex::author_letters`]; page number from 0).
+    AuthorsLetter(usize, usize),
     /// One author's page (page number from 0).
     Author(AuthorId, usize),
     /// One paper's page.
@@ -237,6 +246,12 @@ fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
     .into_iter()
     .map(OutputKind::Page)
     .collect();
+    if index.splits_authors_index() {
+        for i in 0..index.author_letters.len() {
+            let pages = index.letter_page_count(i);
+            kinds.extend((0..pages).map(|page| OutputKind::Page(PageKind::AuthorsLetter(i, page))));
+        }
+    }
     for (id, author) in graph.authors.iter().enumerate() {
         kinds.extend(
             (0..page_count(author.papers.len()))
@@ -282,6 +297,10 @@ pub fn page_path(index: &SiteIndex, kind: &PageKind) -> (String, &'static str) {
     match kind {
         PageKind::Home => (String::new(), "index.html"),
         PageKind::Authors => ("authors/".into(), "authors.html"),
+        PageKind::AuthorsLetter(i, page) => (
+            paths::paged_path(&paths::letter_path(&index.author_letters[*i].letter), *page),
+            "authors_letter.html",
+        ),
         PageKind::Author(id, page) => (
             paths::paged_path(&index.author_paths[*id], *page),
             "author.html",

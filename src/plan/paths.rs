@@ -79,6 +79,16 @@ pub fn subject_path(code: &str) -> String {
     format!("subjects/{}/", subject_segment(code))
 }
 
+/// Site path of the page of the authors whose family names start with `letter` (`A`
+/// to `Z`, or `#`): `authors/_a/`, `authors/_other/`. Slugs have no `_`, so it is never
+/// an author's path.
+pub fn letter_path(letter: &str) -> String {
+    match letter {
+        "#" => "authors/_other/".to_string(),
+        letter => format!("authors/_{}/", letter.to_ascii_lowercase()),
+    }
+}
+
 /// Site path of a year page.
 pub fn year_path(year: u16) -> String {
     format!("years/{year:04}/")
@@ -168,6 +178,9 @@ mod tests {
         assert_eq!(output_path("authors/x/"), "authors/x/index.html");
         assert_eq!(output_path("404.html"), "404.html");
         assert_eq!(subject_path("cs.DC"), "subjects/cs.DC/");
+        assert_eq!(letter_path("A"), "authors/_a/");
+        assert_eq!(letter_path("#"), "authors/_other/");
+        assert!(!crate::slug::is_slug("_a"), "never an author's slug");
         assert_eq!(year_path(2026), "years/2026/");
     }
 }

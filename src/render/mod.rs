@@ -49,8 +49,16 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "macros/pagination.html",
         include_str!("../../templates/macros/pagination.html"),
     ),
+    (
+        "macros/letters.html",
+        include_str!("../../templates/macros/letters.html"),
+    ),
     ("index.html", include_str!("../../templates/index.html")),
     ("authors.html", include_str!("../../templates/authors.html")),
+    (
+        "authors_letter.html",
+        include_str!("../../templates/authors_letter.html"),
+    ),
     ("author.html", include_str!("../../templates/author.html")),
     ("paper.html", include_str!("../../templates/paper.html")),
     (

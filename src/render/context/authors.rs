@@ -4,19 +4,36 @@
 use std::collections::BTreeMap;
 
 use super::{
-    export_links, AuthorCount, LetterGroup, OutputBuilder, PageContext, PageData, Reads,
-    SubjectLink,
+    export_links, pagination, AuthorCount, LetterGroup, LetterLink, OutputBuilder, PageContext,
+    PageData, Reads, SubjectLink,
 };
 use crate::coauthor_graph::{coauthor_svg, GraphNode};
 use crate::content::is_web_url;
 use crate::graph::AuthorId;
-use crate::plan::paths::{paged_path, Linker};
-use crate::plan::FeedKind;
+use crate::plan::paths::{letter_path, paged_path, Linker};
+use crate::plan::{FeedKind, SiteIndex};
 
-/// The index lists every author with their number of papers.
-pub(super) fn index_reads() -> Reads<'static> {
+/// The index lists every author with their number of papers; when it is split, the
+/// letters with their numbers of authors.
+pub(super) fn index_reads(ix: &SiteIndex) -> Reads<'static> {
+    if ix.splits_authors_index() {
+        return Reads {
+            author_letters: true,
+            ..Reads::default()
+        };
+    }
     Reads {
         whole_site: true,
+        ..Reads::default()
+    }
+}
+
+/// A letter's page lists its authors (with their numbers of papers) and links to the
+/// other letters.
+pub(super) fn letter_reads(ix: &SiteIndex, i: usize, page: usize) -> Reads<'static> {
+    Reads {
+        author_lists: ix.letter_page(i, page).to_vec(),
+        author_letters: true,
         ..Reads::default()
     }
 }
@@ -31,47 +48,94 @@ pub(super) fn page_reads(id: AuthorId) -> Reads<'static> {
 
 impl OutputBuilder<'_> {
     pub(super) fn authors_index(&self) -> PageContext {
-        let ix = self.v.whole_site();
-        let graph = ix.graph;
+        let author_count: usize = self.v.author_letters().map(|(_, n)| n).sum();
         self.page(
             "authors/",
             "Authors".into(),
-            format!("All {} authors, A to Z", graph.authors.len()),
+            format!("All {author_count} authors, A to Z"),
             |linker| {
-                let mut sorted: Vec<(String, AuthorId)> = (0..graph.authors.len())
-                    .map(|id| (family_sort_key(&ix.profiles[id].name), id))
-                    .collect();
-                sorted.sort();
-                let mut letters: Vec<LetterGroup> = Vec::new();
-                for (key, id) in sorted {
-                    let letter = key
-                        .chars()
-                        .next()
-                        .filter(char::is_ascii_alphabetic)
-                        .map(|c| c.to_ascii_uppercase().to_string())
-                        .unwrap_or_else(|| "#".into());
-                    if letters.last().is_none_or(|g| g.letter != letter) {
-                        letters.push(LetterGroup {
-                            letter: letter.clone(),
-                            authors: Vec::new(),
-                        });
+                if self.v.splits_authors_index() {
+                    PageData::Authors {
+                        letters: Vec::new(),
+                        author_count,
+                        letter_pages: self.letter_links(None, linker),
                     }
-                    if let Some(group) = letters.last_mut() {
-                        group.authors.push(AuthorCount {
-                            name: ix.profiles[id].name.clone(),
-                            href: linker.href(&ix.author_paths[id]),
-                            count: graph.authors[id].papers.len(),
-                        });
+                } else {
+                    PageData::Authors {
+                        letters: self.letter_groups(linker),
+                        author_count,
+                        letter_pages: Vec::new(),
                     }
-                }
-                // `#` (names that transliterate to no letter) goes last.
-                letters.sort_by_key(|g| g.letter == "#");
-                PageData::Authors {
-                    letters,
-                    author_count: graph.authors.len(),
                 }
             },
         )
+    }
+
+    /// Every letter with every one of its authors (for an index on one page).
+    fn letter_groups(&self, linker: &Linker) -> Vec<LetterGroup> {
+        let ix = self.v.whole_site();
+        ix.author_letters
+            .iter()
+            .map(|letter| LetterGroup {
+                letter: letter.letter.clone(),
+                authors: letter
+                    .authors
+                    .iter()
+                    .map(|&id| self.author_count(id, linker))
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// An author's name and link with their number of papers.
+    fn author_count(&self, id: AuthorId, linker: &Linker) -> AuthorCount {
+        let author = self.v.author(id);
+        AuthorCount {
+            name: author.profile.name.clone(),
+            href: linker.href(author.path),
+            count: self.v.author_papers(id).len(),
+        }
+    }
+
+    /// Links to every letter's page; `current` is the letter shown, if any.
+    fn letter_links(&self, current: Option<&str>, linker: &Linker) -> Vec<LetterLink> {
+        self.v
+            .author_letters()
+            .map(|(letter, count)| LetterLink {
+                letter: letter.to_string(),
+                href: linker.href(&letter_path(letter)),
+                count,
+                current: current == Some(letter),
+            })
+            .collect()
+    }
+
+    /// Page `page` of the authors of letter `i`, when the authors index is split.
+    pub(super) fn letter_page(&self, i: usize, page: usize) -> PageContext {
+        let (letter, count) = self.v.author_letters().nth(i).unwrap_or_default();
+        let base = letter_path(letter);
+        let total = self.v.letter_page_count(i);
+        let title = match (letter, page) {
+            ("#", 0) => "Authors: other names".to_string(),
+            ("#", _) => format!("Authors: other names (page {})", page + 1),
+            (_, 0) => format!("Authors: {letter}"),
+            _ => format!("Authors: {letter} (page {})", page + 1),
+        };
+        let description = format!("{count} authors whose family names start with {letter}");
+        self.page(&paged_path(&base, page), title, description, |linker| {
+            PageData::AuthorsLetter {
+                letter: letter.to_string(),
+                author_count: count,
+                authors: self
+                    .v
+                    .letter_authors(i, page)
+                    .iter()
+                    .map(|&id| self.author_count(id, linker))
+                    .collect(),
+                letter_pages: self.letter_links(Some(letter), linker),
+                pagination: pagination(&base, total, page, true, linker),
+            }
+        })
     }
 
     pub(super) fn author_page(&self, id: AuthorId, page: usize) -> PageContext {
@@ -172,27 +236,5 @@ impl OutputBuilder<'_> {
             .push(self.feed_link(&FeedKind::Author(id), &linker));
         meta.jsonld = Some(self.profile_jsonld(id));
         context
-    }
-}
-
-/// Sort key for the A-Z index: transliterated family name (last word), then the rest.
-fn family_sort_key(name: &str) -> String {
-    let ascii = deunicode::deunicode(name).to_lowercase();
-    let mut words: Vec<&str> = ascii.split_whitespace().collect();
-    match words.pop() {
-        Some(last) => format!("{last} {}", words.join(" ")),
-        None => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn family_name_sorting() {
-        assert_eq!(family_sort_key("Zhongbo Zhu"), "zhu zhongbo");
-        assert_eq!(family_sort_key("Łukasz Nowak"), "nowak lukasz");
-        assert_eq!(family_sort_key(""), "");
     }
 }

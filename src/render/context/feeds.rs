@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{OutputBuilder, Reads, Shared};
 use crate::graph::PaperId;
-use crate::plan::paths::{page_count, paged_path, stable_id, subject_name, year_path};
+use crate::plan::paths::{letter_path, page_count, paged_path, stable_id, subject_name, year_path};
 use crate::plan::{FeedKind, PageKind, SiteIndex};
 
 /// Context of the `atom.xml` template.
@@ -194,6 +194,13 @@ impl OutputBuilder<'_> {
                 .map(|page| ix.public_url(&paged_path(base, page)))
                 .collect()
         };
+        if ix.splits_authors_index() {
+            for (i, letter) in ix.author_letters.iter().enumerate() {
+                let pages = ix.letter_page_count(i);
+                let base = letter_path(&letter.letter);
+                urls.extend((0..pages).map(|page| ix.public_url(&paged_path(&base, page))));
+            }
+        }
         for (id, path) in ix.author_paths.iter().enumerate() {
             urls.extend(paged(path, graph.authors[id].papers.len()));
         }

@@ -198,6 +198,33 @@ pub struct MadeParts {
     _search: OnceLock<SearchIndex>,
 }
 
+/// Links to the other pages of a list of `total` pages whose first page is `base`, from
+/// page `page` (from 0); `None` for a list of one page. `alphabetical` lists run A to Z
+/// rather than newest first.
+fn pagination(
+    base: &str,
+    total: usize,
+    page: usize,
+    alphabetical: bool,
+    linker: &Linker,
+) -> Option<Pagination> {
+    let href = |p: usize| linker.href(&paged_path(base, p));
+    (total > 1).then(|| Pagination {
+        current: page + 1,
+        total,
+        previous: page.checked_sub(1).map(href),
+        next: (page + 1 < total).then(|| href(page + 1)),
+        pages: (0..total)
+            .map(|p| PageLink {
+                number: p + 1,
+                href: href(p),
+                current: p == page,
+            })
+            .collect(),
+        alphabetical,
+    })
+}
+
 /// Links to the citation exports beside the page at `site_path`, one per format
 /// (`<stem>.bib`, `<stem>.ris`, `<stem>.json`).
 fn export_links(linker: &Linker, site_path: &str, stem: &str) -> Vec<ExportLink> {
@@ -224,7 +251,8 @@ fn template_set(kind: &OutputKind) -> TemplateSet {
 fn page_reads<'k>(ix: &'k SiteIndex<'k>, page: &'k PageKind) -> Reads<'k> {
     match page {
         PageKind::Home => home::reads(),
-        PageKind::Authors => authors::index_reads(),
+        PageKind::Authors => authors::index_reads(ix),
+        PageKind::AuthorsLetter(i, page) => authors::letter_reads(ix, *i, *page),
         PageKind::Author(id, _) => authors::page_reads(*id),
         PageKind::Paper(id) => paper::reads(ix, *id),
         PageKind::Subjects => subjects::index_reads(),
@@ -250,6 +278,7 @@ impl OutputBuilder<'_> {
         match kind {
             PageKind::Home => self.home(),
             PageKind::Authors => self.authors_index(),
+            PageKind::AuthorsLetter(i, page) => self.letter_page(*i, *page),
             PageKind::Author(id, page) => self.author_page(*id, *page),
             PageKind::Paper(id) => self.paper_page(*id),
             PageKind::Subjects => self.subjects_index(),
@@ -444,19 +473,7 @@ impl OutputBuilder<'_> {
         let start = (page * PAGE_SIZE).min(list.len());
         let slice = &list[start..(start + PAGE_SIZE).min(list.len())];
         let href = |p: usize| linker.href(&paged_path(base, p));
-        let pagination = (total > 1).then(|| Pagination {
-            current: page + 1,
-            total,
-            previous: page.checked_sub(1).map(href),
-            next: (page + 1 < total).then(|| href(page + 1)),
-            pages: (0..total)
-                .map(|p| PageLink {
-                    number: p + 1,
-                    href: href(p),
-                    current: p == page,
-                })
-                .collect(),
-        });
+        let pagination = pagination(base, total, page, false, linker);
         let mut year_index: Vec<YearAnchor> = Vec::new();
         for (i, &paper) in list.iter().enumerate() {
             let year = self.v.paper(paper).paper.year;
@@ -664,6 +681,9 @@ pub struct Pagination {
     pub next: Option<String>,
     /// Every page.
     pub pages: Vec<PageLink>,
+    /// Whether the list runs A to Z (its pages are "previous" and "next" rather than
+    /// "newer" and "older").
+    pub alphabetical: bool,
 }
 
 /// One page of a long list.
@@ -684,6 +704,19 @@ pub struct YearAnchor {
     pub year: u16,
     /// Link to its heading (on whichever page it is).
     pub href: String,
+}
+
+/// A link to the page of one letter of the authors index.
+#[derive(Debug, Clone, Serialize)]
+pub struct LetterLink {
+    /// `A` to `Z`, or `#`.
+    pub letter: String,
+    /// Link to its page.
+    pub href: String,
+    /// Number of authors.
+    pub count: usize,
+    /// Whether it is the page shown.
+    pub current: bool,
 }
 
 /// Papers of one year.
@@ -762,10 +795,25 @@ pub enum PageData {
     },
     /// The A-Z authors index.
     Authors {
-        /// Letters present, in order.
+        /// Letters present, in order, with their authors (empty when the index is split).
         letters: Vec<LetterGroup>,
         /// Number of authors.
         author_count: usize,
+        /// Links to each letter's page, when the index is split (else empty).
+        letter_pages: Vec<LetterLink>,
+    },
+    /// The authors of one letter, when the authors index is split.
+    AuthorsLetter {
+        /// `A` to `Z`, or `#`.
+        letter: String,
+        /// Number of authors of the letter.
+        author_count: usize,
+        /// This page's authors.
+        authors: Vec<AuthorCount>,
+        /// Links to every letter's page.
+        letter_pages: Vec<LetterLink>,
+        /// Links to the letter's other pages when it has many authors.
+        pagination: Option<Pagination>,
     },
     /// One author.
     Author {

@@ -72,6 +72,8 @@ pub struct Reads<'a> {
     pub all_subject_counts: bool,
     /// Every year with its number of papers.
     pub all_year_counts: bool,
+    /// Every letter of the authors index with its number of authors.
+    pub author_letters: bool,
     /// The years before and after this one, with their numbers of papers.
     pub adjacent_years: Option<u16>,
     /// The papers near a paper in an author's list ([`nearby_papers`], as items), and
@@ -215,6 +217,11 @@ impl Entities {
         if reads.all_year_counts {
             for (year, papers) in &ix.years {
                 h.u64(u64::from(*year)).u64(papers.len() as u64);
+            }
+        }
+        if reads.author_letters {
+            for letter in &ix.author_letters {
+                h.str(&letter.letter).u64(letter.authors.len() as u64);
             }
         }
         if let Some(year) = reads.adjacent_years {
@@ -504,6 +511,33 @@ impl<'a> View<'a> {
     pub fn year_counts(&self) -> impl DoubleEndedIterator<Item = (u16, usize)> + 'a {
         debug_assert!(self.reads.whole_site || self.reads.all_year_counts);
         self.ix.years.iter().map(|(year, list)| (*year, list.len()))
+    }
+
+    /// Whether the authors index is split into a page per letter (a matter of the number
+    /// of authors, which [`View::author_letters`] gives).
+    pub fn splits_authors_index(&self) -> bool {
+        debug_assert!(self.reads.whole_site || self.reads.author_letters);
+        self.ix.splits_authors_index()
+    }
+
+    /// Every letter of the authors index with its number of authors.
+    pub fn author_letters(&self) -> impl Iterator<Item = (&'a str, usize)> {
+        debug_assert!(self.reads.whole_site || self.reads.author_letters);
+        let letters = &self.ix.author_letters;
+        letters.iter().map(|l| (l.letter.as_str(), l.authors.len()))
+    }
+
+    /// How many pages letter `i` of the authors index takes.
+    pub fn letter_page_count(&self, i: usize) -> usize {
+        debug_assert!(self.reads.whole_site || self.reads.author_letters);
+        self.ix.letter_page_count(i)
+    }
+
+    /// The authors on page `page` of letter `i` of the index.
+    pub fn letter_authors(&self, i: usize, page: usize) -> &'a [AuthorId] {
+        let page = self.ix.letter_page(i, page);
+        debug_assert!(self.reads.whole_site || page.iter().all(|&a| self.has_author_list(a)));
+        page
     }
 
     /// The years before and after `year` that have papers, with their numbers of papers.
