@@ -4,6 +4,7 @@
 //! carries the offending line so it can be shown to the user. Rendering uses
 //! `annotate-snippets`, the renderer behind rustc's and cargo's messages.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -234,22 +235,20 @@ pub fn kind_of(d: &Diagnostic) -> String {
 /// site's thousands of warnings fit a screen); with `None`, every one in full.
 pub fn printed(diagnostics: &[&Diagnostic], shown_per_kind: Option<usize>) -> String {
     let mut out = String::new();
+    // Each kind with how many of it there are, in order of first appearance.
     let mut seen: Vec<(String, usize)> = Vec::new();
+    let mut index_of_kind: HashMap<String, usize> = HashMap::new();
     for d in diagnostics {
         let shown = match shown_per_kind {
             None => true,
             Some(limit) => {
                 let kind = kind_of(d);
-                match seen.iter_mut().find(|(k, _)| *k == kind) {
-                    Some((_, n)) => {
-                        *n += 1;
-                        *n <= limit
-                    }
-                    None => {
-                        seen.push((kind, 1));
-                        limit > 0
-                    }
-                }
+                let i = *index_of_kind.entry(kind.clone()).or_insert_with(|| {
+                    seen.push((kind, 0));
+                    seen.len() - 1
+                });
+                seen[i].1 += 1;
+                seen[i].1 <= limit
             }
         };
         if shown {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
 
 pub mod cache;
 pub mod memo;
@@ -31,7 +32,6 @@ use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use previous::{updated_outputs, KeptOutputs, PreviousBuild};
-use rayon::prelude::*;
 use report::Gathered;
 
 /// What to build and how.

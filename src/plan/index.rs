@@ -183,10 +183,11 @@ fn extra_pages<'a>(
     extra_pages
 }
 
-/// Subject lists (newest first, then by slug) and year lists (by title,
-/// case-insensitive, then slug).
+/// The papers of each subject and of each year.
 type SubjectAndYearLists<'a> = (BTreeMap<&'a str, Vec<PaperId>>, BTreeMap<u16, Vec<PaperId>>);
 
+/// Subject lists (newest first, then by slug) and year lists (by title,
+/// case-insensitive, then slug).
 fn subject_and_year_lists(graph: &SiteGraph) -> SubjectAndYearLists<'_> {
     let mut subjects: BTreeMap<&str, Vec<PaperId>> = BTreeMap::new();
     let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();

@@ -22,10 +22,7 @@ pub(super) fn index_reads(ix: &SiteIndex) -> Reads<'static> {
             ..Reads::default()
         };
     }
-    Reads {
-        whole_site: true,
-        ..Reads::default()
-    }
+    Reads::whole_site()
 }
 
 /// A letter's page lists its authors (with their numbers of papers) and links to the

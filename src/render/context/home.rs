@@ -10,10 +10,9 @@ use crate::graph::AuthorId;
 /// The home page summarizes the whole site.
 pub(super) fn reads() -> Reads<'static> {
     Reads {
-        whole_site: true,
         newest: HOME_NEWEST_PAPERS,
         all_subject_counts: true,
-        ..Reads::default()
+        ..Reads::whole_site()
     }
 }
 

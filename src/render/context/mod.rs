@@ -128,17 +128,13 @@ impl<'a> OutputMaker<'a> {
         'a: 'k,
     {
         let ix: &'k SiteIndex<'k> = self.ix;
-        let whole_site = Reads {
-            whole_site: true,
-            ..Reads::default()
-        };
         match kind {
             OutputKind::Page(page) => page_reads(ix, page),
             OutputKind::Feed(feed) => feeds::reads(ix, feed),
             OutputKind::Sitemap
             | OutputKind::AuthorsData
             | OutputKind::PapersData
-            | OutputKind::SearchIndex(_) => whole_site,
+            | OutputKind::SearchIndex(_) => Reads::whole_site(),
             OutputKind::Robots => Reads::default(),
             OutputKind::PaperCitation(p, _) => Reads {
                 papers: vec![*p],

@@ -81,6 +81,16 @@ pub struct Reads<'a> {
     pub nearby: Vec<(AuthorId, PaperId, usize)>,
 }
 
+impl Reads<'_> {
+    /// What an output that summarizes the whole site reads: everything.
+    pub fn whole_site() -> Reads<'static> {
+        Reads {
+            whole_site: true,
+            ..Reads::default()
+        }
+    }
+}
+
 /// A stable hasher (xxh3, 64 bits) that gathers the bytes and hashes them once: most
 /// fingerprints are a few dozen bytes, for which a streaming hasher's buffering costs
 /// more than the hashing.

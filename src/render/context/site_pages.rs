@@ -6,10 +6,7 @@ use crate::plan::paths::Linker;
 
 /// The search page gives the numbers of authors and papers.
 pub(super) fn search_reads() -> Reads<'static> {
-    Reads {
-        whole_site: true,
-        ..Reads::default()
-    }
+    Reads::whole_site()
 }
 
 impl OutputBuilder<'_> {
