@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! cargo run --release --example gen_corpus -- \
-//!     [--papers N] [--authors N] [--seed N] [--messy] OUT_DIR
+//!     [--papers N] [--authors N] [--seed N] [--messy] [--stats] OUT_DIR
 //! ```
 //!
 //! Defaults: `--papers 10000 --authors 2000 --seed 1`, which gives about 50 MB. The output
@@ -45,8 +45,13 @@
 //! file giving a paper's title with different case and punctuation. Without `--messy` the
 //! output is clean.
 //!
-//! A one-line summary (files, records, papers, bytes) is printed to stderr. Bad arguments
-//! print the usage and exit with code 2.
+//! A one-line summary (files, records, papers, bytes) is printed to stderr. `--stats` adds
+//! the measured shape: files per paper (mean, median, share in two or more files), records
+//! per file (median, 90th and 99th percentiles, largest), distinct co-authors, subjects,
+//! years, title and abstract lengths, the share with math, and the share of non-ASCII names.
+//! Bad arguments print the usage and exit with code 2.
+
+mod stats;
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -56,7 +61,7 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 const USAGE: &str = "\
-usage: gen_corpus [--papers N] [--authors N] [--seed N] [--messy] OUT_DIR
+usage: gen_corpus [--papers N] [--authors N] [--seed N] [--messy] [--stats] OUT_DIR
 
   --papers N    number of distinct papers (default 10000; 1 to 10000000)
   --authors N   number of distinct authors, one file each (default 2000; 1 to 1000000,
@@ -64,6 +69,8 @@ usage: gen_corpus [--papers N] [--authors N] [--seed N] [--messy] OUT_DIR
   --seed N      seed of the generator, an unsigned 64-bit integer (default 1)
   --messy       also write CRLF files, BOMs, trailing spaces, runs of blank lines and
                 other quirks real exports have
+  --stats       also print the measured shape: files per paper, records per file,
+                co-authors, subjects, years, lengths, math, names
   OUT_DIR       output directory, created if missing";
 
 const MAX_AUTHORS_PER_PAPER: usize = 8;
@@ -81,6 +88,7 @@ struct Config {
     authors: usize,
     seed: u64,
     messy: bool,
+    stats: bool,
     out: PathBuf,
 }
 
@@ -94,6 +102,7 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String
     let mut authors = 2_000usize;
     let mut seed = 1u64;
     let mut messy = false;
+    let mut stats = false;
     let mut out: Option<PathBuf> = None;
     let mut only_positional = false;
     let mut args = args.into_iter();
@@ -121,11 +130,15 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String
         match flag.as_str() {
             "--" if inline.is_none() => only_positional = true,
             "-h" | "--help" => return Ok(Parsed::Help),
-            "--messy" => {
+            "--messy" | "--stats" => {
                 if inline.is_some() {
-                    return Err("--messy takes no value".to_owned());
+                    return Err(format!("{flag} takes no value"));
                 }
-                messy = true;
+                if flag == "--messy" {
+                    messy = true;
+                } else {
+                    stats = true;
+                }
             }
             "--papers" | "--authors" | "--seed" => {
                 let value = match inline {
@@ -165,6 +178,7 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String
         authors,
         seed,
         messy,
+        stats,
         out,
     }))
 }
@@ -1274,10 +1288,28 @@ fn run(config: &Config) -> Result<(), String> {
         bytes += text.len();
         records += list.len();
     }
-    eprintln!(
+    let mut summary = format!(
         "gen_corpus: {n_authors} files, {records} records, {n_papers} papers, {bytes} bytes in {}",
         config.out.display()
     );
+    summary.push('\n');
+    if config.stats {
+        let facts: Vec<stats::PaperFacts> = papers
+            .iter()
+            .map(|p| stats::PaperFacts {
+                year: p.year,
+                subject: p.subject,
+                title_chars: p.title.chars().count() as u32,
+                abstract_chars: p.abstract_text.chars().count() as u32,
+                title_math: p.title.contains('$'),
+                abstract_math: p.abstract_text.contains('$'),
+            })
+            .collect();
+        let papers_of = stats::Csr::from_lists(&lists);
+        let authors_of = papers_of.transpose(n_papers);
+        summary.push_str(&stats::report(&papers_of, &authors_of, &names, &facts));
+    }
+    eprint!("{summary}");
     Ok(())
 }
 
