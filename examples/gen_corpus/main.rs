@@ -10,15 +10,17 @@
 //! a file.
 //!
 //! ```text
-//! cargo run --release --example gen_corpus -- \
+//! cargo run --release --example gen_corpus -- [--shape default|arxiv] \
 //!     [--papers N] [--authors N] [--seed N] [--messy] [--stats] OUT_DIR
 //! ```
 //!
-//! Defaults: `--papers 10000 --authors 2000 --seed 1`, which gives about 50 MB. The output
-//! depends only on the arguments: the same arguments give byte-identical files. Files of an
-//! earlier run with more authors are not removed, so use a fresh directory.
+//! The output depends only on the arguments: the same arguments give byte-identical files.
+//! Files of an earlier run with more authors are not removed, so use a fresh directory.
 //!
-//! What the corpus contains:
+//! # The default shape
+//!
+//! The corpus of the benchmarks and of CI. Defaults: `--papers 10000 --authors 2000
+//! --seed 1`, which gives about 50 MB. It contains:
 //!
 //! - exactly `--papers` distinct papers and `--authors` distinct author names; every author
 //!   lists at least one paper and every paper is listed by 1 to 8 authors, with identical
@@ -36,14 +38,47 @@
 //!   title or abstract contains `<`, `&` and quotes, some abstracts contain URLs, and a few
 //!   titles and abstracts end in a four-digit year.
 //!
+//! # The arxiv shape
+//!
+//! `--shape arxiv` makes a corpus shaped like a real arXiv author-file corpus; with
+//! `--papers N` alone it has, per 100,000 papers:
+//!
+//! - about 43,500 files (`--authors` defaults to 0.435 times `--papers`; the number of
+//!   files grows in proportion, so does everything below);
+//! - 2.4 files per paper on average, median 2, 66% of the papers in two or more files, one
+//!   paper in 20,000 in 200-500 files (large collaborations);
+//! - records per file: median 3, 90th percentile 11, 99th percentile 37, the largest file
+//!   about 740 (at any size from 100,000 papers up);
+//! - co-authors in teams that write several papers together, within a field;
+//! - the 172 subject codes that arXiv records carry (157 current ones and 15 archives of the
+//!   1990s such as `alg-geom`), about as frequent as on arXiv (`cs.LG` 5.5%, `cs.CV`,
+//!   `quant-ph`, `hep-ph` about 4% each, ..., `cs.GL` 0.01%), and vocabulary of the field;
+//! - 32 years, 1995-2026, growing like arXiv's yearly submissions;
+//! - titles of 75 characters and abstracts of 1,000 characters on average (80% of the
+//!   abstracts between 500 and 1,600), as in real arXiv data; a quarter of the abstracts and
+//!   5% of the titles with `$...$` math (`$\alpha$`, `$O(n\log n)$`, `$\mathbb{R}^n$`, ...), of
+//!   which one fragment in 40 uses a macro that only the paper's own source would define
+//!   (`$\R^n$`), so that a renderer reports it;
+//! - 2.5% of the names with letters outside ASCII (`José Núñez`, `王伟`), the rest spelled
+//!   as arXiv does; a name may occur in two files (a few per cent of the files in large
+//!   corpora), as in real ones;
+//! - a few titles that several papers share (`Erratum`, `Comment`, ...).
+//!
+//! It streams: apart from titles and the authorship lists nothing is held for the whole
+//! corpus, each abstract is made again from the paper's own random stream for every file
+//! that lists it, and files are written in parallel. 500,000 papers take about 15 seconds
+//! and 120 MB. See `arxiv.rs` for how the authorship is built.
+//!
+//! # Options for both shapes
+//!
 //! With `--messy` the corpus additionally has: files with CRLF line endings (author index
 //! `% 13 == 3`), files starting with a UTF-8 BOM (`% 19 == 7`), files with trailing spaces,
 //! whitespace-only blank lines, runs of several blank lines and sometimes a trailing newline
-//! (`% 11 == 5`); one paper without an abstract (title directly followed by the subject); one
-//! paper with a two-paragraph abstract; one file whose declared count is two more than the
-//! records present; a paper titled `<script>alert(1)</script> Attack`; and one co-author's
-//! file giving a paper's title with different case and punctuation. Without `--messy` the
-//! output is clean.
+//! (`% 11 == 5`). In the default shape it also has: one paper without an abstract (title
+//! directly followed by the subject); one paper with a two-paragraph abstract; one file whose
+//! declared count is two more than the records present; a paper titled
+//! `<script>alert(1)</script> Attack`; and one co-author's file giving a paper's title with
+//! different case and punctuation. Without `--messy` the output is clean.
 //!
 //! A one-line summary (files, records, papers, bytes) is printed to stderr. `--stats` adds
 //! the measured shape: files per paper (mean, median, share in two or more files), records
@@ -51,6 +86,7 @@
 //! years, title and abstract lengths, the share with math, and the share of non-ASCII names.
 //! Bad arguments print the usage and exit with code 2.
 
+mod arxiv;
 mod stats;
 
 use std::collections::{HashMap, HashSet};
@@ -61,21 +97,25 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 const USAGE: &str = "\
-usage: gen_corpus [--papers N] [--authors N] [--seed N] [--messy] [--stats] OUT_DIR
+usage: gen_corpus [--shape default|arxiv] [--papers N] [--authors N] [--seed N] [--messy]
+                  [--stats] OUT_DIR
 
+  --shape S     default: the benchmarks' corpus (a few very prolific authors, 1 to 8
+                files per paper, machine-learning vocabulary); arxiv: shaped like a
+                real arXiv author-file corpus (see the documentation of the example)
   --papers N    number of distinct papers (default 10000; 1 to 10000000)
-  --authors N   number of distinct authors, one file each (default 2000; 1 to 1000000,
-                and at most 8 times the number of papers)
+  --authors N   number of author files (default 2000, or 0.435 times --papers with
+                --shape arxiv; 1 to 5000000, and at most 8 times the number of papers)
   --seed N      seed of the generator, an unsigned 64-bit integer (default 1)
   --messy       also write CRLF files, BOMs, trailing spaces, runs of blank lines and
-                other quirks real exports have
+                (default shape only) other quirks real exports have
   --stats       also print the measured shape: files per paper, records per file,
                 co-authors, subjects, years, lengths, math, names
   OUT_DIR       output directory, created if missing";
 
 const MAX_AUTHORS_PER_PAPER: usize = 8;
 const MAX_PAPERS: usize = 10_000_000;
-const MAX_AUTHORS: usize = 1_000_000;
+const MAX_AUTHORS: usize = 5_000_000;
 const MIN_YEAR: u16 = 1995;
 const MAX_YEAR: u16 = 2026;
 const PROLIFIC: usize = 3;
@@ -83,7 +123,14 @@ const PROLIFIC: usize = 3;
 // ---------------------------------------------------------------------------------------
 // Arguments
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Default,
+    Arxiv,
+}
+
 struct Config {
+    shape: Shape,
     papers: usize,
     authors: usize,
     seed: u64,
@@ -98,8 +145,9 @@ enum Parsed {
 }
 
 fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String> {
+    let mut shape = Shape::Default;
     let mut papers = 10_000usize;
-    let mut authors = 2_000usize;
+    let mut authors: Option<usize> = None;
     let mut seed = 1u64;
     let mut messy = false;
     let mut stats = false;
@@ -140,6 +188,20 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String
                     stats = true;
                 }
             }
+            "--shape" => {
+                let value = match inline {
+                    Some(v) => v,
+                    None => args
+                        .next()
+                        .and_then(|v| v.into_string().ok())
+                        .ok_or("--shape needs a name: default or arxiv")?,
+                };
+                shape = match value.as_str() {
+                    "default" => Shape::Default,
+                    "arxiv" => Shape::Arxiv,
+                    _ => return Err(format!("--shape: unknown shape {value:?} (default, arxiv)")),
+                };
+            }
             "--papers" | "--authors" | "--seed" => {
                 let value = match inline {
                     Some(v) => v,
@@ -154,7 +216,7 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String
                 match flag.as_str() {
                     "--seed" => seed = n,
                     "--papers" => papers = usize::try_from(n).unwrap_or(usize::MAX),
-                    _ => authors = usize::try_from(n).unwrap_or(usize::MAX),
+                    _ => authors = Some(usize::try_from(n).unwrap_or(usize::MAX)),
                 }
             }
             _ => return Err(format!("unknown option: {text}")),
@@ -164,6 +226,10 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String
     if !(1..=MAX_PAPERS).contains(&papers) {
         return Err(format!("--papers must be between 1 and {MAX_PAPERS}"));
     }
+    let authors = authors.unwrap_or(match shape {
+        Shape::Default => 2_000,
+        Shape::Arxiv => ((papers as f64 * arxiv::AUTHORS_PER_PAPER).round() as usize).max(1),
+    });
     if !(1..=MAX_AUTHORS).contains(&authors) {
         return Err(format!("--authors must be between 1 and {MAX_AUTHORS}"));
     }
@@ -174,6 +240,7 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String
         ));
     }
     Ok(Parsed::Run(Config {
+        shape,
         papers,
         authors,
         seed,
@@ -1248,6 +1315,18 @@ fn render(
 // ---------------------------------------------------------------------------------------
 
 fn run(config: &Config) -> Result<(), String> {
+    let summary = match config.shape {
+        Shape::Default => run_default(config)?,
+        Shape::Arxiv => arxiv::run(config, config.authors)?,
+    };
+    eprint!("{summary}");
+    if !summary.ends_with('\n') {
+        eprintln!();
+    }
+    Ok(())
+}
+
+fn run_default(config: &Config) -> Result<String, String> {
     let Config {
         papers: n_papers,
         authors: n_authors,
@@ -1292,7 +1371,6 @@ fn run(config: &Config) -> Result<(), String> {
         "gen_corpus: {n_authors} files, {records} records, {n_papers} papers, {bytes} bytes in {}",
         config.out.display()
     );
-    summary.push('\n');
     if config.stats {
         let facts: Vec<stats::PaperFacts> = papers
             .iter()
@@ -1307,10 +1385,10 @@ fn run(config: &Config) -> Result<(), String> {
             .collect();
         let papers_of = stats::Csr::from_lists(&lists);
         let authors_of = papers_of.transpose(n_papers);
+        summary.push('\n');
         summary.push_str(&stats::report(&papers_of, &authors_of, &names, &facts));
     }
-    eprint!("{summary}");
-    Ok(())
+    Ok(summary)
 }
 
 fn main() -> ExitCode {

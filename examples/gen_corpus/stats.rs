@@ -21,12 +21,54 @@ impl Csr {
         Csr { offsets, items }
     }
 
+    /// Rows of the given lengths, all items 0.
+    pub fn with_lengths(lengths: impl Iterator<Item = usize>) -> Csr {
+        let mut offsets = vec![0];
+        let mut total = 0;
+        for len in lengths {
+            total += len;
+            offsets.push(total);
+        }
+        Csr {
+            offsets,
+            items: vec![0; total],
+        }
+    }
+
     pub fn rows(&self) -> usize {
         self.offsets.len() - 1
     }
 
     pub fn row(&self, i: usize) -> &[u32] {
         &self.items[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    pub fn row_mut(&mut self, i: usize) -> &mut [u32] {
+        &mut self.items[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    pub fn row_range(&self, i: usize) -> std::ops::Range<usize> {
+        self.offsets[i]..self.offsets[i + 1]
+    }
+
+    pub fn items(&self) -> &[u32] {
+        &self.items
+    }
+
+    pub fn items_mut(&mut self) -> &mut [u32] {
+        &mut self.items
+    }
+
+    /// Drops the items equal to `u32::MAX`.
+    pub fn without_dropped(self) -> Csr {
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        let mut items = Vec::with_capacity(self.items.len());
+        for i in 0..self.rows() {
+            items.extend(self.row(i).iter().copied().filter(|&x| x != u32::MAX));
+            offsets.push(items.len());
+        }
+        Csr { offsets, items }
     }
 
     /// The transpose: row `j` lists the rows whose items contain `j`, in increasing order.
