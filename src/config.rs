@@ -32,8 +32,24 @@ pub struct SiteConfig {
     /// How many of the newest papers each Atom feed lists (0: every paper). The full
     /// lists are in the authors' publication exports.
     pub feed_limit: usize,
+    /// Whether citation downloads are links in the page or files beside it.
+    pub exports: ExportsMode,
     /// Per-author settings, keyed by author slug (as in `/authors/<slug>/`) or by name.
     pub authors: BTreeMap<String, AuthorDetails>,
+}
+
+/// How readers get the BibTeX, RIS and CSL-JSON of a paper or an author's papers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportsMode {
+    /// Each paper's downloads, and the publication lists of an author whose lists are
+    /// small (see `plan::inline_author_lists`), are `data:` links in the page: no file
+    /// each, no JavaScript. Larger lists are files beside the author's page.
+    #[default]
+    Inline,
+    /// Every download is a file beside its page (`cite.bib`, `publications.bib`, ...),
+    /// at a URL that never changes.
+    Files,
 }
 
 /// Default of [`SiteConfig::feed_limit`], as Zola's and Hugo's feeds are limited.
@@ -48,6 +64,7 @@ impl Default for SiteConfig {
             language: "en".into(),
             pretty_urls: None,
             feed_limit: DEFAULT_FEED_LIMIT,
+            exports: ExportsMode::default(),
             authors: BTreeMap::new(),
         }
     }

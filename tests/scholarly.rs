@@ -330,7 +330,9 @@ fn without_base_url_the_build_warns_once() {
 fn citation_exports_parse() {
     let site = seed_site();
     let dir = format!("papers/{MEGATRON}");
-    let bib = site.output(&format!("{dir}/cite.bib"));
+    let page_path = format!("{dir}/index.html");
+    let (bib_name, bib) = site.download(&page_path, "BibTeX");
+    assert_eq!(bib_name, "zhu2026scalable.bib");
     let parsed = biblatex::Bibliography::parse(&bib).unwrap_or_else(|e| panic!("{e:?}\n{bib}"));
     assert_eq!(parsed.len(), 1);
     let entry = parsed.iter().next().unwrap();
@@ -338,17 +340,19 @@ fn citation_exports_parse() {
     assert!(bib.contains("and others}"), "{bib}");
     assert!(bib.contains("archivePrefix = {arXiv}"), "{bib}");
     assert!(bib.contains("primaryClass = {cs.DC}"), "{bib}");
-    let ris = site.output(&format!("{dir}/cite.ris"));
+    let (ris_name, ris) = site.download(&page_path, "RIS");
+    assert_eq!(ris_name, "zhu2026scalable.ris");
     let tags: Vec<&str> = ris.lines().map(|l| &l[..2]).collect();
     assert_eq!(tags.first(), Some(&"TY"));
     assert_eq!(tags.last(), Some(&"ER"));
     assert_eq!(ris.lines().filter(|l| l.starts_with("AU  - ")).count(), 2);
-    let csl: Value = serde_json::from_str(&site.output(&format!("{dir}/cite.json"))).unwrap();
+    let csl: Value = serde_json::from_str(&site.download(&page_path, "CSL-JSON").1).unwrap();
     assert_eq!(csl["id"], "zhu2026scalable");
     assert_eq!(csl["author"][0]["family"], "Zhu");
     assert_eq!(csl["issued"]["date-parts"][0][0], 2026);
-    // The page shows the same BibTeX as text, with links to the files.
-    let page = Html::parse_document(&site.output(&format!("{dir}/index.html")));
+    // The page shows the same BibTeX as text, with the downloads as data: links (no
+    // file each).
+    let page = Html::parse_document(&site.output(&page_path));
     let shown: String = select(&page, "pre.bibtex")[0].text().collect();
     let without_abstract: String = bib
         .lines()
@@ -367,14 +371,27 @@ fn citation_exports_parse() {
         .iter()
         .map(|a| a.value().attr("href").unwrap())
         .collect();
-    assert_eq!(downloads, ["cite.bib", "cite.ris", "cite.json"]);
+    let media_types: Vec<&str> = downloads
+        .iter()
+        .map(|href| href.split(';').next().unwrap())
+        .collect();
+    assert_eq!(
+        media_types,
+        [
+            "data:application/x-bibtex",
+            "data:application/x-research-info-systems",
+            "data:application/vnd.citationstyles.csl+json"
+        ]
+    );
+    assert!(!site.public().join(&dir).join("cite.bib").exists());
     // Per author: every paper.
-    let su = site.output("authors/bor-yiing-su/publications.bib");
+    let su_page = "authors/bor-yiing-su/index.html";
+    let (su_name, su) = site.download(su_page, "BibTeX");
+    assert_eq!(su_name, "bor-yiing-su.bib");
     assert_eq!(biblatex::Bibliography::parse(&su).unwrap().len(), 7);
-    let su_csl: Value =
-        serde_json::from_str(&site.output("authors/bor-yiing-su/publications.json")).unwrap();
+    let su_csl: Value = serde_json::from_str(&site.download(su_page, "CSL-JSON").1).unwrap();
     assert_eq!(su_csl.as_array().unwrap().len(), 7);
-    let su_ris = site.output("authors/bor-yiing-su/publications.ris");
+    let su_ris = site.download(su_page, "RIS").1;
     assert_eq!(
         su_ris.lines().filter(|l| l.starts_with("TY  - ")).count(),
         7
@@ -386,10 +403,8 @@ fn citation_exports_parse() {
         .unwrap()
         .iter()
         .map(|p| {
-            let csl: Value = serde_json::from_str(
-                &site.output(&format!("papers/{}/cite.json", p["id"].as_str().unwrap())),
-            )
-            .unwrap();
+            let page = format!("papers/{}/index.html", p["id"].as_str().unwrap());
+            let csl: Value = serde_json::from_str(&site.download(&page, "CSL-JSON").1).unwrap();
             csl["id"].as_str().unwrap().to_string()
         })
         .collect();
@@ -422,8 +437,10 @@ fn math_and_text_mode_tex_render_at_build_time() {
         "{abstract_html}"
     );
     assert!(meta(&vgrow, "citation_abstract")[0].contains("Variational Gradient Flow (VGrow)"));
-    let bib =
-        site.output("papers/deep-generative-learning-via-variational-gradient-flow-2019/cite.bib");
+    let (_, bib) = site.download(
+        "papers/deep-generative-learning-via-variational-gradient-flow-2019/index.html",
+        "BibTeX",
+    );
     assert!(
         bib.contains("via Variational Gradient Flow (VGrow)"),
         "clean abstract: {bib}"
@@ -489,8 +506,59 @@ fn hostile_text_in_every_field_stays_inert() {
         .any(|e| e.title.as_ref().unwrap().content.contains("</script>")));
     let paper_json: Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
     let slug = paper_json[0]["id"].as_str().unwrap().to_string();
-    let bib = site.output(&format!("papers/{slug}/cite.bib"));
+    let (_, bib) = site.download(&format!("papers/{slug}/index.html"), "BibTeX");
     biblatex::Bibliography::parse(&bib).unwrap_or_else(|e| panic!("{e:?}\n{bib}"));
+}
+
+#[test]
+fn exports_files_writes_every_download_as_a_file_with_the_same_contents() {
+    let site = seed_site();
+    let pages = [
+        format!("papers/{MEGATRON}/index.html"),
+        "authors/bor-yiing-su/index.html".to_string(),
+    ];
+    let formats = ["BibTeX", "RIS", "CSL-JSON"];
+    let inline: Vec<(String, String)> = pages
+        .iter()
+        .flat_map(|page| formats.map(|f| site.download(page, f)))
+        .collect();
+    site.file(
+        "profilegen.yaml",
+        format!("title: Lab\ndescription: Our papers\nbase_url: {BASE}\nexports: files\n"),
+    );
+    site.build();
+    let files: Vec<(String, String)> = pages
+        .iter()
+        .flat_map(|page| formats.map(|f| site.download(page, f)))
+        .collect();
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "cite.bib",
+            "cite.ris",
+            "cite.json",
+            "publications.bib",
+            "publications.ris",
+            "publications.json"
+        ]
+    );
+    for ((_, data), (name, file)) in inline.iter().zip(&files) {
+        assert_eq!(data, file, "{name}: a data: link holds what the file holds");
+    }
+    let page = Html::parse_document(&site.output(&pages[0]));
+    let hrefs: Vec<&str> = select(&page, ".exports a")
+        .iter()
+        .map(|a| a.value().attr("href").unwrap())
+        .collect();
+    assert_eq!(hrefs, ["cite.bib", "cite.ris", "cite.json"]);
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    site.file("profilegen.yaml", "exports: zip\n");
+    let run = site.run(&["build"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("profilegen.yaml:1:"), "{}", run.stderr);
+    assert!(run.stderr.contains("inline"), "{}", run.stderr);
 }
 
 #[test]
@@ -596,7 +664,8 @@ fn feeds_list_the_newest_papers_up_to_the_feed_limit() {
             "{feed}: the newest 50 by default"
         );
     }
-    // The full list stays in the publication exports.
+    // The full list stays in the publication exports (a file: 60 papers make a list
+    // too long for a data: link).
     let bib = site.output("authors/ada-lovelace/publications.bib");
     assert_eq!(bib.matches("@misc{").count(), 60);
 

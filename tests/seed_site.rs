@@ -151,6 +151,7 @@ fn every_internal_link_resolves() {
             if target.starts_with("http")
                 || target.starts_with('#')
                 || target.starts_with("mailto:")
+                || target.starts_with("data:")
             {
                 continue;
             }
@@ -216,4 +217,21 @@ fn snapshot_of_the_rendered_seed_site() {
         let name = path.replace(['/', '.'], "_");
         insta::assert_snapshot!(name, String::from_utf8(bytes).unwrap());
     }
+    // The downloads that are data: links in the pages, under the names a browser
+    // saves them as.
+    for page in [
+        "authors/bor-yiing-su/index.html",
+        &format!("papers/{CPR}/index.html"),
+    ] {
+        let dir = std::path::Path::new(page).parent().unwrap();
+        for format in ["BibTeX", "RIS", "CSL-JSON"] {
+            let (file_name, text) = site.download(page, format);
+            let name =
+                format!("download {}/{file_name}", dir.display()).replace(['/', '.', ' '], "_");
+            insta::assert_snapshot!(name, text);
+        }
+    }
 }
+
+/// A paper whose citation downloads are snapshotted.
+const CPR: &str = "cpr-understanding-and-improving-failure-tolerant-training-for-deep-2020";

@@ -461,11 +461,27 @@ impl Timings {
         if let Some(last) = &self.last {
             let now = Instant::now();
             eprintln!(
-                "timing: {stage:<15} {:>7.1} ms",
-                (now - last.get()).as_secs_f64() * 1000.0
+                "timing: {stage:<15} {:>7.1} ms{}",
+                (now - last.get()).as_secs_f64() * 1000.0,
+                memory_in_use()
             );
             last.set(now);
         }
+    }
+}
+
+/// The process's resident memory now and at its peak, as `/proc/self/status` gives it
+/// on Linux (empty elsewhere): what `PROFILEGEN_TIMINGS` prints after each stage.
+fn memory_in_use() -> String {
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb / 1024)
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(now), Some(peak)) => format!(", {now:>6} MB resident, peak {peak} MB"),
+        _ => String::new(),
     }
 }
 

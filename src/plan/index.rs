@@ -11,7 +11,7 @@ use super::paths::{author_path, paper_path, public_url};
 use super::profiles::{merge_profiles, Profile};
 use super::texts::{convert_texts, PaperText};
 use super::{PlanInput, RESERVED_SEGMENTS};
-use crate::config::SiteConfig;
+use crate::config::{ExportsMode, SiteConfig};
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{AuthorId, PaperId, SiteGraph};
@@ -49,6 +49,44 @@ pub struct SiteIndex<'a> {
     /// The authors by the first letter of their family name, A to Z, then `#` (names
     /// that transliterate to no letter); within a letter by family name.
     pub author_letters: Vec<LetterList>,
+    /// Whether each author's publication lists are `data:` links in their page rather
+    /// than files, by author id (see [`inline_author_lists`]).
+    pub author_lists_inline: Vec<bool>,
+}
+
+/// Up to about this many bytes, a publication list (in each format) is a `data:` link
+/// in the author's page rather than a file: one block of most file systems, which a
+/// smaller file takes whole anyway.
+pub const INLINE_LIST_BYTES: usize = 4096;
+
+/// What a list entry takes besides its title and author names (CSL-JSON, the longest
+/// format: type, key, year, subject, publisher, language).
+const LIST_ENTRY_BYTES: usize = 200;
+
+/// What one author name takes in a list entry (CSL-JSON's `{"family":..,"given":..}`).
+const LIST_NAME_BYTES: usize = 40;
+
+/// Whether the publication lists of each author are `data:` links: with
+/// [`ExportsMode::Inline`], when an estimate of the longest list (from its papers'
+/// titles and numbers of names) is at most [`INLINE_LIST_BYTES`].
+pub fn inline_author_lists(
+    graph: &SiteGraph,
+    config: &SiteConfig,
+    texts: &[Arc<PaperText>],
+    names: &[Vec<String>],
+) -> Vec<bool> {
+    let entry = |p: PaperId| {
+        let name_bytes: usize = names[p].iter().map(|n| LIST_NAME_BYTES + n.len()).sum();
+        LIST_ENTRY_BYTES + texts[p].title_text.len() + name_bytes
+    };
+    graph
+        .authors
+        .iter()
+        .map(|a| {
+            config.exports == ExportsMode::Inline
+                && a.papers.iter().map(|&p| entry(p)).sum::<usize>() <= INLINE_LIST_BYTES
+        })
+        .collect()
 }
 
 /// The authors whose family names start with one letter.
@@ -87,6 +125,8 @@ impl<'a> SiteIndex<'a> {
             .collect();
         let citation_keys = citation_keys(graph, &paper_author_names, &paper_texts);
         let author_letters = author_letters(&profiles);
+        let author_lists_inline =
+            inline_author_lists(graph, config, &paper_texts, &paper_author_names);
         let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
         let paper_urls = paper_paths
             .iter()
@@ -108,6 +148,7 @@ impl<'a> SiteIndex<'a> {
             paper_author_names,
             citation_keys,
             author_letters,
+            author_lists_inline,
         }
     }
 

@@ -5,7 +5,7 @@
 //! where each goes, and gathers what they show into plain tables. Making an output's
 //! context from the index is the render stage's work.
 
-use crate::config::SiteConfig;
+use crate::config::{ExportsMode, SiteConfig};
 use crate::content::{Bio, ExtraPage};
 use crate::diagnostics::Diagnostic;
 use crate::graph::{AuthorId, PaperId, SiteGraph};
@@ -123,6 +123,15 @@ impl CitationFormat {
             CitationFormat::Bibtex => "BibTeX",
             CitationFormat::Ris => "RIS",
             CitationFormat::CslJson => "CSL-JSON",
+        }
+    }
+
+    /// The media type, for `data:` links.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            CitationFormat::Bibtex => "application/x-bibtex",
+            CitationFormat::Ris => "application/x-research-info-systems",
+            CitationFormat::CslJson => "application/vnd.citationstyles.csl+json",
         }
     }
 
@@ -285,9 +294,13 @@ fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
         OutputKind::AuthorsData,
         OutputKind::PapersData,
     ]);
+    let paper_files = index.config.exports == ExportsMode::Files;
     for format in CitationFormat::ALL {
-        kinds.extend((0..graph.papers.len()).map(|id| OutputKind::PaperCitation(id, format)));
-        kinds.extend((0..graph.authors.len()).map(|id| OutputKind::AuthorCitations(id, format)));
+        if paper_files {
+            kinds.extend((0..graph.papers.len()).map(|id| OutputKind::PaperCitation(id, format)));
+        }
+        let list_files = (0..graph.authors.len()).filter(|&id| !index.author_lists_inline[id]);
+        kinds.extend(list_files.map(|id| OutputKind::AuthorCitations(id, format)));
     }
     kinds
 }

@@ -129,10 +129,54 @@ impl Site {
         fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
     }
 
+    /// The download labelled `format` (`BibTeX`, `RIS`, `CSL-JSON`) on the page at
+    /// `page`, as a reader's browser saves it: the contents of a `data:` link, or the
+    /// file the link leads to. Also returns the name the browser saves it under.
+    pub fn download(&self, page: &str, format: &str) -> (String, String) {
+        let html = scraper::Html::parse_document(&self.output(page));
+        let selector = scraper::Selector::parse("a[download]").unwrap();
+        let link = html
+            .select(&selector)
+            .find(|a| a.text().collect::<String>() == format)
+            .unwrap_or_else(|| panic!("no {format} download on {page}"));
+        let href = link.value().attr("href").unwrap();
+        let name = link.value().attr("download").unwrap().to_string();
+        let text = match href.strip_prefix("data:") {
+            Some(data) => {
+                let (_, payload) = data.split_once(";base64,").expect("a base64 data: link");
+                let bytes =
+                    base64::Engine::decode(&base64::engine::general_purpose::STANDARD, payload)
+                        .unwrap();
+                String::from_utf8(bytes).unwrap()
+            }
+            None => {
+                let dir = Path::new(page).parent().unwrap();
+                let target = dir.join(href).to_string_lossy().replace('\\', "/");
+                self.output(&normalize(&target))
+            }
+        };
+        (name, text)
+    }
+
     /// Every output file, relative path -> bytes, sorted.
     pub fn output_tree(&self) -> Vec<(String, Vec<u8>)> {
         tree(&self.public())
     }
+}
+
+/// `path` with its `.` and `..` segments resolved.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
 }
 
 /// Every file under `dir`, relative path (with /) -> bytes, sorted.

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    export_links, pagination, AuthorCount, LetterGroup, LetterLink, OutputBuilder, PageContext,
-    PageData, Reads, SubjectLink,
+    pagination, AuthorCount, LetterGroup, LetterLink, OutputBuilder, PageContext, PageData, Reads,
+    SubjectLink,
 };
 use crate::coauthor_graph::{coauthor_svg, GraphNode};
 use crate::content::is_web_url;
@@ -223,7 +223,7 @@ impl OutputBuilder<'_> {
                         .collect();
                     coauthor_svg(&profile.name, &nodes, "#coauthors-heading")
                 },
-                exports: export_links(linker, site_path, "publications"),
+                exports: self.author_downloads(id, linker),
             }
         });
         let linker = Linker::for_path(site_path, self.v.pretty());

@@ -3,10 +3,14 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::OutputBuilder;
+use base64::Engine;
+
+use super::{ExportLink, OutputBuilder};
 use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
+use crate::config::ExportsMode;
 use crate::graph::{AuthorId, PaperId};
 use crate::hash;
+use crate::plan::paths::Linker;
 use crate::plan::CitationFormat;
 
 impl OutputBuilder<'_> {
@@ -119,7 +123,7 @@ impl OutputBuilder<'_> {
                 || BriefCitation {
                     bibtex: bibtex_entry(&input),
                     ris: ris_entry(&input),
-                    csl: array_item_json(&csl_item(&input)),
+                    csl: serde_json::to_vec(&csl_item(&input)).unwrap_or_default(),
                 },
             )
         })
@@ -131,6 +135,28 @@ impl OutputBuilder<'_> {
         self.brief_citation(id).bibtex.clone()
     }
 
+    /// The downloads of paper `id`'s citation, one per format: `data:` links named
+    /// after its citation key, or links to `cite.{bib,ris,json}` beside the page.
+    pub(super) fn paper_downloads(&self, id: PaperId, linker: &Linker) -> Vec<ExportLink> {
+        let card = self.v.paper(id);
+        match self.v.config().exports {
+            ExportsMode::Inline => data_links(card.citation_key, |f| self.paper_citation(id, f)),
+            ExportsMode::Files => file_links(linker, card.path, "cite"),
+        }
+    }
+
+    /// The downloads of author `id`'s publication lists, one per format: `data:` links
+    /// named after the author when the lists are small, else links to
+    /// `publications.{bib,ris,json}` beside the author's page.
+    pub(super) fn author_downloads(&self, id: AuthorId, linker: &Linker) -> Vec<ExportLink> {
+        let author = self.v.author(id);
+        if self.v.author_lists_inline(id) {
+            data_links(author.slug, |f| self.author_citations(id, f))
+        } else {
+            file_links(linker, author.path, "publications")
+        }
+    }
+
     /// `papers/<slug>/cite.{bib,ris,json}`.
     pub(super) fn paper_citation(&self, id: PaperId, format: CitationFormat) -> Vec<u8> {
         let input = self.citation_input(id);
@@ -138,7 +164,7 @@ impl OutputBuilder<'_> {
             CitationFormat::Bibtex => bibtex_entry(&input).into_bytes(),
             CitationFormat::Ris => ris_entry(&input).into_bytes(),
             CitationFormat::CslJson => {
-                let mut bytes = serde_json::to_vec_pretty(&csl_item(&input)).unwrap_or_default();
+                let mut bytes = serde_json::to_vec(&csl_item(&input)).unwrap_or_default();
                 bytes.push(b'\n');
                 bytes
             }
@@ -157,7 +183,7 @@ impl OutputBuilder<'_> {
         match format {
             CitationFormat::Bibtex => join_entries(entries.map(|c| c.bibtex.as_str())),
             CitationFormat::Ris => join_entries(entries.map(|c| c.ris.as_str())),
-            CitationFormat::CslJson => join_array_items(entries.map(|c| c.csl.as_slice())),
+            CitationFormat::CslJson => json_lines_array(entries.map(|c| c.csl.as_slice())),
         }
     }
 }
@@ -167,8 +193,55 @@ impl OutputBuilder<'_> {
 pub(super) struct BriefCitation {
     bibtex: String,
     ris: String,
-    /// The CSL-JSON item as an element of a pretty JSON array (see [`array_item_json`]).
+    /// The CSL-JSON item, compact.
     csl: Vec<u8>,
+}
+
+/// Links to the files `<stem>.{bib,ris,json}` beside the page at `site_path`.
+fn file_links(linker: &Linker, site_path: &str, stem: &str) -> Vec<ExportLink> {
+    CitationFormat::ALL
+        .iter()
+        .map(|f| {
+            let file_name = format!("{stem}.{}", f.extension());
+            ExportLink {
+                format: f.label(),
+                href: linker.href(&format!("{site_path}{file_name}")),
+                file_name,
+            }
+        })
+        .collect()
+}
+
+/// `data:` links holding each format's bytes (base64, which needs no escaping in HTML),
+/// saved as `<name>.{bib,ris,json}`.
+fn data_links(name: &str, bytes: impl Fn(CitationFormat) -> Vec<u8>) -> Vec<ExportLink> {
+    CitationFormat::ALL
+        .iter()
+        .map(|&f| ExportLink {
+            format: f.label(),
+            href: data_url(f.media_type(), &bytes(f)),
+            file_name: format!("{name}.{}", f.extension()),
+        })
+        .collect()
+}
+
+/// A `data:` URL of UTF-8 `bytes` of the media type `media_type` (RFC 2397).
+pub(super) fn data_url(media_type: &str, bytes: &[u8]) -> String {
+    let mut url = format!("data:{media_type};charset=utf-8;base64,");
+    base64::engine::general_purpose::STANDARD.encode_string(bytes, &mut url);
+    url
+}
+
+/// A JSON array of compact `items`, one per line, with a final newline: small, and
+/// still easy to read and to diff.
+fn json_lines_array<'i>(items: impl Iterator<Item = &'i [u8]>) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    for (i, item) in items.enumerate() {
+        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(item);
+    }
+    out.extend_from_slice(if out.len() == 1 { b"]\n" } else { b"\n]\n" });
+    out
 }
 
 /// Entries separated by a blank line (each entry ends with a newline), as in

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
-use crate::plan::{page_count, CitationFormat, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
+use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
 use crate::reuse::Reuse;
 use crate::search::{SearchIndex, SearchMemo};
 
@@ -219,18 +219,6 @@ fn pagination(
             .collect(),
         alphabetical,
     })
-}
-
-/// Links to the citation exports beside the page at `site_path`, one per format
-/// (`<stem>.bib`, `<stem>.ris`, `<stem>.json`).
-fn export_links(linker: &Linker, site_path: &str, stem: &str) -> Vec<ExportLink> {
-    CitationFormat::ALL
-        .iter()
-        .map(|f| ExportLink {
-            format: f.label(),
-            href: linker.href(&format!("{site_path}{stem}.{}", f.extension())),
-        })
-        .collect()
 }
 
 /// Which templates render an output.
@@ -642,13 +630,15 @@ pub struct PaperRef {
     pub year: u16,
 }
 
-/// A link to a citation file.
+/// A citation download: a link to a file beside the page, or a `data:` link.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExportLink {
     /// Format name, e.g. `BibTeX`.
     pub format: &'static str,
-    /// Link to the file.
+    /// Link to the file, or the `data:` URL of its contents.
     pub href: String,
+    /// The name a browser saves the download under, e.g. `zhu2026scalable.bib`.
+    pub file_name: String,
 }
 
 /// A subject in a list.

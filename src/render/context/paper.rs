@@ -1,9 +1,7 @@
 //! A paper's page: title and abstract (math as MathML), authors, subjects, more by each
 //! author, the citation block and exports, and the metadata scholarly engines read.
 
-use super::{
-    export_links, MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_PAPERS_PER_AUTHOR,
-};
+use super::{MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_PAPERS_PER_AUTHOR};
 use crate::graph::PaperId;
 use crate::plan::paths::year_path;
 use crate::plan::SiteIndex;
@@ -65,7 +63,7 @@ impl OutputBuilder<'_> {
                     })
                     .collect(),
                 bibtex: self.bibtex_for(id),
-                exports: export_links(linker, site_path, "cite"),
+                exports: self.paper_downloads(id, linker),
             }
         });
         let meta = &mut context.page.meta;

@@ -464,6 +464,16 @@ impl<'a> View<'a> {
         &self.ix.graph.authors[id].papers
     }
 
+    /// Whether author `id`'s publication lists are `data:` links in their page (else
+    /// files beside it).
+    pub fn author_lists_inline(&self, id: AuthorId) -> bool {
+        debug_assert!(
+            self.has_author_list(id),
+            "author list {id} was not declared"
+        );
+        self.ix.author_lists_inline[id]
+    }
+
     /// Author `id`'s co-authors with the number of papers shared, most first.
     pub fn coauthors(&self, id: AuthorId) -> &'a [(AuthorId, usize)] {
         debug_assert!(
@@ -798,11 +808,42 @@ mod tests {
         changes
     }
 
+    /// The same sources with every download written as a file.
+    fn with_export_files(mut sources: Sources) -> Sources {
+        sources.config.push_str("exports: files\n");
+        sources
+    }
+
     #[test]
     fn an_output_whose_context_changes_gets_another_fingerprint() {
-        let before = outputs(&base());
-        assert!(before.len() > 40, "{} outputs", before.len());
-        for (what, sources) in changes() {
+        // Downloads as data: links in the pages (the default), then as files.
+        for export_files in [false, true] {
+            let mode = |s: Sources| {
+                if export_files {
+                    with_export_files(s)
+                } else {
+                    s
+                }
+            };
+            let changes = changes().into_iter().map(|(what, s)| (what, mode(s)));
+            assert_fingerprints_follow_contents(
+                &mode(base()),
+                changes,
+                if export_files { 40 } else { 25 },
+            );
+        }
+    }
+
+    /// Asserts that every output of `base` whose bytes change with a change in
+    /// `changes` gets another fingerprint (and that each change changes something).
+    fn assert_fingerprints_follow_contents(
+        base: &Sources,
+        changes: impl Iterator<Item = (&'static str, Sources)>,
+        at_least: usize,
+    ) {
+        let before = outputs(base);
+        assert!(before.len() > at_least, "{} outputs", before.len());
+        for (what, sources) in changes {
             let after = outputs(&sources);
             let mut changed = 0;
             for (path, (fingerprint, shown)) in &after {
