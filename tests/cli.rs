@@ -665,3 +665,69 @@ fn a_long_authors_index_is_split_into_a_page_per_letter() {
     assert!(a1.contains("Al Abbot"), "the first of the A page now");
     assert!(site.output("authors/index.html").contains("1101</span>"));
 }
+
+#[test]
+fn a_paper_by_500_authors_keeps_small_readable_pages() {
+    let site = Site::new();
+    // 500 members of a collaboration list the same two papers; each also has a paper
+    // of their own, so every member has "more" papers to show.
+    let shared = [
+        (
+            2024,
+            "Observation of a Collaboration Signal",
+            "We observe it.",
+            "hep-ex",
+        ),
+        (
+            2023,
+            "Search for a Collaboration Signal",
+            "We searched.",
+            "hep-ex",
+        ),
+    ];
+    for i in 0..500 {
+        let name = format!("Member{i:03} Physicist");
+        let own = format!("Note number {i} on detectors");
+        let mut records = shared.to_vec();
+        records.push((2022, &own, "A note.", "physics.ins-det"));
+        site.file(
+            &format!("content/records/m{i:03}.txt"),
+            record_file(&name, &records),
+        );
+    }
+    site.build();
+    let paper = site.output("papers/observation-of-a-collaboration-signal-2024/index.html");
+    let author = site.output("authors/member000-physicist/index.html");
+    for (what, page) in [("paper", &paper), ("author", &author)] {
+        assert!(page.len() < 300_000, "{what} page is {} bytes", page.len());
+    }
+    // The byline and the metadata name every author.
+    assert_eq!(paper.matches("<meta name=\"citation_author\"").count(), 500);
+    assert!(paper.contains("Member499 Physicist</a>"));
+    // "More by" for the first ten authors only.
+    assert_eq!(paper.matches("<section class=\"more-by\"").count(), 10);
+    assert!(paper.contains("More by <a href=\"../../authors/member009-physicist/index.html\""));
+    assert!(!paper.contains("More by <a href=\"../../authors/member010-physicist/index.html\""));
+    // A list item names ten authors, then how many more.
+    let item = &author[author
+        .find("Observation of a Collaboration Signal</a>")
+        .unwrap()..];
+    let item = &item[..item.find("</li>").unwrap()];
+    assert_eq!(item.matches("<a href=").count(), 10, "{item}");
+    assert!(item.contains(" and 490 more · 2024"), "{item}");
+    // The co-author list shows the first hundred, then the count.
+    let coauthors = &author[author.find("<ul class=\"coauthors\">").unwrap()..];
+    let coauthors = &coauthors[..coauthors.find("</ul>").unwrap()];
+    assert_eq!(coauthors.matches("<li>").count(), 100);
+    assert!(author.contains("and 399 more co-authors"));
+    // The downloads still hold every author.
+    let (_, bib) = site.download(
+        "papers/observation-of-a-collaboration-signal-2024/index.html",
+        "BibTeX",
+    );
+    assert!(
+        bib.contains("Physicist, Member499 and others}"),
+        "{}",
+        &bib[..300]
+    );
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{
     pagination, AuthorCount, LetterGroup, LetterLink, OutputBuilder, PageContext, PageData, Reads,
-    SubjectLink,
+    SubjectLink, COAUTHORS_LISTED,
 };
 use crate::coauthor_graph::{coauthor_svg, GraphNode};
 use crate::content::is_web_url;
@@ -179,10 +179,10 @@ impl OutputBuilder<'_> {
                 .map(|(code, n)| self.subject_link(code, n, linker))
                 .collect();
             subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
-            let coauthors: Vec<AuthorCount> = self
-                .v
-                .coauthors(id)
+            let all_coauthors = self.v.coauthors(id);
+            let coauthors: Vec<AuthorCount> = all_coauthors
                 .iter()
+                .take(COAUTHORS_LISTED)
                 .map(|&(other, shared)| {
                     let other = self.v.author(other);
                     AuthorCount {
@@ -212,6 +212,7 @@ impl OutputBuilder<'_> {
                 year_index,
                 pagination,
                 coauthors: coauthors.clone(),
+                more_coauthors: all_coauthors.len() - coauthors.len(),
                 coauthor_graph: {
                     let nodes: Vec<GraphNode> = coauthors
                         .iter()

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{OutputBuilder, Reads, Shared};
+use super::{OutputBuilder, Reads};
 use crate::graph::PaperId;
 use crate::plan::paths::{letter_path, page_count, paged_path, stable_id, subject_name, year_path};
 use crate::plan::{FeedKind, PageKind, SiteIndex};
@@ -31,7 +31,7 @@ pub struct FeedContext {
     pub author: String,
     /// One entry per paper, newest first (each a [`FeedEntry`], shared by every feed
     /// that lists the paper).
-    pub entries: Vec<Shared>,
+    pub entries: Vec<FeedEntry>,
 }
 
 /// One paper in a feed.
@@ -128,11 +128,7 @@ impl OutputBuilder<'_> {
         let entries = papers
             .iter()
             .take(v.config().feed_entries())
-            .map(|&p| {
-                let entry =
-                    self.fragments.feed_entries[p].get_or_init(|| Shared::new(&self.feed_entry(p)));
-                entry.clone()
-            })
+            .map(|&p| self.feed_entry(p))
             .collect();
         FeedContext {
             id: stable_id(v.config(), &feed_path),

@@ -37,6 +37,18 @@ pub const HOME_AUTHORS: usize = 24;
 /// How many other papers per author a paper page lists.
 pub const MORE_PAPERS_PER_AUTHOR: usize = 3;
 
+/// At most this many authors of a paper get a "More by" section on its page (the
+/// first in the paper's order who have other papers), so that the page of a paper by
+/// hundreds of authors stays readable and small.
+pub const MORE_BY_AUTHORS: usize = 10;
+
+/// An author page lists at most this many co-authors (those with the most papers
+/// shared), then how many more: members of large collaborations have thousands.
+pub const COAUTHORS_LISTED: usize = 100;
+
+/// A paper in a list names at most this many of its authors, then how many more.
+pub const LIST_ITEM_AUTHORS: usize = 10;
+
 /// Work the render stage can reuse from the previous build in the same process (see
 /// [`crate::reuse`]): citations and the items of the data files.
 #[derive(Default)]
@@ -60,14 +72,15 @@ impl RenderMemo {
 }
 
 /// Pieces many outputs of one build show, each made once (on first use) and shared:
-/// a paper as a list item and as a short reference, a link to an author, a paper's
-/// feed entry and its citation without abstract. Each is a pure function of one
+/// a paper as a list item and as a short reference, a link to an author and its
+/// citation without abstract. (Feed entries, which hold whole abstracts, are made for
+/// each feed instead: kept for every paper they took a tenth of a build's memory, and
+/// making them again costs next to nothing.) Each is a pure function of one
 /// paper's or author's entities, so sharing it changes nothing.
 struct Fragments {
     list_items: Vec<OnceLock<Shared>>,
     paper_refs: Vec<OnceLock<Shared>>,
     author_links: Vec<OnceLock<Shared>>,
-    feed_entries: Vec<OnceLock<Shared>>,
     brief_citations: Vec<OnceLock<std::sync::Arc<exports::BriefCitation>>>,
 }
 
@@ -96,7 +109,6 @@ impl<'a> OutputMaker<'a> {
                 list_items: unset(ix.graph.papers.len()),
                 paper_refs: unset(ix.graph.papers.len()),
                 author_links: unset(ix.graph.authors.len()),
-                feed_entries: unset(ix.graph.papers.len()),
                 brief_citations: unset(ix.graph.papers.len()),
             },
             memo,
@@ -429,8 +441,10 @@ impl OutputBuilder<'_> {
             authors: paper
                 .authors
                 .iter()
+                .take(LIST_ITEM_AUTHORS)
                 .map(|&a| self.author_link(a, linker))
                 .collect(),
+            more_authors: paper.authors.len().saturating_sub(LIST_ITEM_AUTHORS),
             subject: paper.subjects.first().cloned(),
         }
     }
@@ -613,8 +627,10 @@ pub struct PaperItem {
     pub href: String,
     /// Year.
     pub year: u16,
-    /// The paper's authors on this site.
+    /// The paper's first authors on this site (at most [`LIST_ITEM_AUTHORS`]).
     pub authors: Vec<AuthorLink>,
+    /// How many more authors on this site the paper has.
+    pub more_authors: usize,
     /// Primary subject code, if any.
     pub subject: Option<String>,
 }
@@ -755,6 +771,9 @@ pub struct MoreBy {
 }
 
 /// The data of each kind of page.
+// One per page being rendered, and boxed with its page (`Output::Page`): the size of
+// the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PageData {
@@ -827,8 +846,11 @@ pub enum PageData {
         year_index: Vec<YearAnchor>,
         /// Links to the other pages when the list is long.
         pagination: Option<Pagination>,
-        /// Co-authors with numbers of shared papers.
+        /// Co-authors with numbers of shared papers, most first (at most
+        /// [`COAUTHORS_LISTED`]).
         coauthors: Vec<AuthorCount>,
+        /// How many co-authors there are besides those listed.
+        more_coauthors: usize,
         /// The co-author graph as inline SVG (safe), when there are co-authors.
         coauthor_graph: Option<String>,
         /// Links to the author's publication lists in citation formats.

@@ -1,7 +1,9 @@
 //! A paper's page: title and abstract (math as MathML), authors, subjects, more by each
 //! author, the citation block and exports, and the metadata scholarly engines read.
 
-use super::{MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_PAPERS_PER_AUTHOR};
+use super::{
+    MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_BY_AUTHORS, MORE_PAPERS_PER_AUTHOR,
+};
 use crate::graph::PaperId;
 use crate::plan::paths::year_path;
 use crate::plan::SiteIndex;
@@ -61,6 +63,7 @@ impl OutputBuilder<'_> {
                             more,
                         })
                     })
+                    .take(MORE_BY_AUTHORS)
                     .collect(),
                 bibtex: self.bibtex_for(id),
                 exports: self.paper_downloads(id, linker),
