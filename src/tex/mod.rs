@@ -110,6 +110,40 @@ pub struct TexRendering {
     pub warnings: Vec<String>,
 }
 
+/// One math fragment of a title or abstract, as [`render_tex`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MathFragment {
+    /// The fragment as written, delimiters included (`$x^2$`, `\ensuremath{x}`).
+    pub source: String,
+    /// The TeX between the delimiters.
+    pub tex: String,
+    /// Whether it is display math (`$$...$$`, `\[...\]`).
+    pub display: bool,
+    /// Why it is shown as its source text; `None` when it is rendered as MathML.
+    pub error: Option<String>,
+}
+
+/// The math fragments of a title or abstract, in order, each with whether it converts:
+/// exactly the fragments that [`render_tex`] renders as MathML or shows as source.
+///
+/// ```
+/// # use profilegen::tex::math_fragments;
+/// let fragments = math_fragments(r"costs $5 for $x^2$ and $\nosuch$");
+/// assert_eq!(fragments.len(), 2);
+/// assert_eq!(fragments[0].source, "$x^2$");
+/// assert!(fragments[0].error.is_none());
+/// assert!(fragments[1].error.is_some());
+/// ```
+#[must_use]
+pub fn math_fragments(input: &str) -> Vec<MathFragment> {
+    if !has_tex(input) {
+        return Vec::new();
+    }
+    let mut converter = Converter::new(input);
+    converter.fragments = Some(Vec::new());
+    converter.run().1.unwrap_or_default()
+}
+
 /// Converts a title or abstract. Never panics, runs in time linear in the input
 /// (no backtracking blow-up), and returns the input escaped (html) / as is (text) when it has no TeX at all.
 ///
@@ -131,7 +165,7 @@ pub fn render_tex(input: &str) -> TexRendering {
             warnings: Vec::new(),
         };
     }
-    Converter::new(input).run()
+    Converter::new(input).run().0
 }
 
 /// Whether `input` contains anything the converter would change beyond escaping.
@@ -207,6 +241,8 @@ struct Converter<'a> {
     /// where a search found none: a search starting later with no larger bound cannot find
     /// one either.
     no_close: [Option<(usize, usize)>; 6],
+    /// The math fragments read so far, when [`math_fragments`] asks for them.
+    fragments: Option<Vec<MathFragment>>,
 }
 
 impl<'a> Converter<'a> {
@@ -223,10 +259,12 @@ impl<'a> Converter<'a> {
             closers: Vec::new(),
             open_single_quotes: 0,
             no_close: [None; 6],
+            fragments: None,
         }
     }
 
-    fn run(mut self) -> TexRendering {
+    /// Converts the whole source; also returns the math fragments, when they were asked for.
+    fn run(mut self) -> (TexRendering, Option<Vec<MathFragment>>) {
         let mut pos = 0;
         loop {
             let (end, closer_base) = *self.frames.last().expect("the root frame is never popped");
@@ -244,11 +282,12 @@ impl<'a> Converter<'a> {
             }
             pos = self.token(lex::token_at(self.src, pos), end);
         }
-        TexRendering {
+        let rendering = TexRendering {
             html: self.html,
             text: self.text,
             warnings: self.warnings,
-        }
+        };
+        (rendering, self.fragments)
     }
 
     /// Handles the token `spanned` (inside a group ending at `end`) and returns where to go
@@ -733,7 +772,16 @@ impl<'a> Converter<'a> {
 
     /// Converts the math `tex`, whose whole source (with delimiters) is `src[from..to]`.
     fn math(&mut self, tex: &str, from: usize, to: usize, display: bool) {
-        match convert_math(tex, display) {
+        let converted = convert_math(tex, display);
+        if let Some(fragments) = &mut self.fragments {
+            fragments.push(MathFragment {
+                source: self.src[from..to].to_owned(),
+                tex: tex.to_owned(),
+                display,
+                error: converted.as_ref().err().cloned(),
+            });
+        }
+        match converted {
             Ok((mathml, text)) => {
                 self.html.push_str(&mathml);
                 self.text.push_str(&text);
