@@ -83,6 +83,7 @@
 
 pub(crate) mod letters;
 pub(crate) mod lex;
+mod macros;
 
 use pulldown_latex::config::DisplayMode;
 use pulldown_latex::event::{
@@ -987,7 +988,9 @@ const PROTECTED: [(char, char); 5] = [
     ('\'', '\u{fdd4}'),
 ];
 
-/// Converts the math `tex` to `(MathML, text form)`, or says why it could not.
+/// Converts the math `tex` to `(MathML, text form)`, or says why it could not. Commands of
+/// the macro table (the submodule `macros`) are rewritten first into ones the converter
+/// knows.
 ///
 /// The converter's parser recurses once per command used as an unbraced argument of another
 /// (`\frac1\frac1...`), up to some 10 KiB of stack per level in a debug build. A fragment with
@@ -995,6 +998,11 @@ const PROTECTED: [(char, char); 5] = [
 /// converted on the calling thread; a larger one (rare: at most [`MAX_MATH_BYTES`] long) is
 /// converted on a helper thread with a stack big enough for any fragment of that size.
 fn convert_math(tex: &str, display: bool) -> Result<(String, String), String> {
+    if tex.len() > MAX_MATH_BYTES {
+        return Err(format!("longer than {MAX_MATH_BYTES} bytes"));
+    }
+    let rewritten = macros::rewrite_math(tex);
+    let tex = &*rewritten;
     let nesting = check_math_source(tex)?;
     if nesting <= MAX_SIMPLE_MATH_NESTING {
         return convert_math_here(tex, display);
@@ -2171,6 +2179,51 @@ mod tests {
             let r = clean(tex);
             assert_eq!(r.text, expected, "{tex}");
         }
+    }
+
+    #[test]
+    fn commands_of_the_macro_table_render() {
+        let cases = [
+            (r"$\mathscr{C}at$", "Cat"),
+            (r"$\frak g$", "g"),
+            (r"$\Bbb Z$", "ℤ"),
+            (r"$\Cal D$", "D"),
+            (r"$\mbox{if } x$", "if x"),
+            (r"${a \over b}$", "a/b"),
+            (r"${n \choose k}$", "(n k)"),
+            (r"$\bold 1$", "1"),
+            (r"$\rm{d}x$", "dx"),
+            (r"$f\colon A \to B$", "f:A → B"),
+            (r"$a \mod p$", "a mod p"),
+            (r"$\widetilde{X}$", "X̃"),
+            (
+                r"$\R^n \times \C \times \Z \times \N \times \Q$",
+                "ℝ^n × ℂ × ℤ × ℕ × ℚ",
+            ),
+            (r"$\eps > 0$", "ε > 0"),
+            (r"$\left< x \right>$", "⟨x⟩"),
+            (r"$C_{n}\sp{(1)}$", "C_n^((1))"),
+            (
+                r"$\bullet_i{\buildrel a_i\over -}\bullet_{i+1}$",
+                "∙_i−^a∙_(i+1)",
+            ),
+            (r"$1.5 \AA$", "1.5Å"),
+            (r"$\varinjlim_i A_i$", "lim_→_i A_i"),
+            (r"$x = 1 \label{one}$", "x = 1"),
+        ];
+        let mut wrong = Vec::new();
+        for (tex, expected) in cases {
+            let r = clean(tex);
+            assert!(r.html.starts_with("<math"), "{tex}: {}", r.html);
+            if r.text != expected {
+                wrong.push((tex, r.text));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:?}");
+        // An author macro of unknown meaning keeps its source, with a warning.
+        let r = render_tex(r"$\CK = \mathrm{Cat}$");
+        assert_eq!(r.text, r"$\CK = \mathrm{Cat}$");
+        assert_eq!(r.warnings.len(), 1);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 // How much of a corpus's TeX profilegen renders, measured against KaTeX.
 //
 //   node tests/tex/katex_compare.mjs RECORDS_DIR [--check] [--all]
+//   node tests/tex/katex_compare.mjs --report FILE [--check] [--all]
 //
 // Runs `cargo run --release --example tex_report -- RECORDS_DIR` (from the repository
 // root; CARGO_TARGET_DIR is respected), which lists every distinct math fragment of the
@@ -18,7 +19,8 @@
 //
 // With `--check`, exits 1 when profilegen shows more than 0.5% of the fragments as source,
 // more than 0.5% of the pages show a TeX command, or a fragment KaTeX renders is not
-// rendered. Exits 2 on bad usage.
+// rendered. Exits 2 on bad usage. `--report FILE` reads the output of an earlier
+// `tex_report` run from FILE instead of running it.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,15 +32,24 @@ const root = path.resolve(here, '..', '..');
 const TARGET_RATE = 0.005;
 const LISTED = 40;
 
+const USAGE = 'usage: node tests/tex/katex_compare.mjs (RECORDS_DIR | --report FILE) [--check] [--all]';
+let check = false;
+let all = false;
+let reportFile = null;
+const dirs = [];
 const args = process.argv.slice(2);
-const check = args.includes('--check');
-const all = args.includes('--all');
-const dirs = args.filter((a) => !a.startsWith('--'));
-if (dirs.length !== 1 || args.some((a) => a.startsWith('--') && a !== '--check' && a !== '--all')) {
-  console.error('usage: node tests/tex/katex_compare.mjs RECORDS_DIR [--check] [--all]');
+for (let i = 0; i < args.length; i += 1) {
+  if (args[i] === '--check') check = true;
+  else if (args[i] === '--all') all = true;
+  else if (args[i] === '--report' && i + 1 < args.length) reportFile = args[++i];
+  else if (args[i].startsWith('--')) dirs.push(null);
+  else dirs.push(args[i]);
+}
+if (dirs.length + (reportFile ? 1 : 0) !== 1 || dirs.includes(null)) {
+  console.error(USAGE);
   process.exit(2);
 }
-const recordsDir = path.resolve(dirs[0]);
+const source = reportFile ?? path.resolve(dirs[0]);
 
 if (!fs.existsSync(path.join(here, 'node_modules', 'katex'))) {
   console.error('katex_compare: installing katex with npm ci');
@@ -49,11 +60,13 @@ if (!fs.existsSync(path.join(here, 'node_modules', 'katex'))) {
 }
 const { default: katex } = await import('katex');
 
-const report = execFileSync(
-  'cargo',
-  ['run', '--release', '--quiet', '--example', 'tex_report', '--', recordsDir],
-  { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-);
+const report = reportFile
+  ? fs.readFileSync(reportFile, 'utf8')
+  : execFileSync(
+      'cargo',
+      ['run', '--release', '--quiet', '--example', 'tex_report', '--', source],
+      { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    );
 
 const fragments = [];
 const pages = [];
@@ -91,7 +104,7 @@ const behindKatex = ours.filter((f) => f.katex === null);
 const percent = (n, d) => (d === 0 ? '0.00' : ((100 * n) / d).toFixed(2));
 const total = fragments.length;
 const papers = summary.papers;
-console.log(`${recordsDir}: ${papers} papers, ${total} distinct math fragments`);
+console.log(`${source}: ${papers} papers, ${total} distinct math fragments`);
 console.log(
   `KaTeX ${katex.version}: ${katexFails.length} fragments not rendered (${percent(katexFails.length, total)}%)`,
 );

@@ -1,0 +1,474 @@
+//! The math macro table: commands that authors write and the math converter
+//! (pulldown-latex) does not know, rewritten into ones it does before conversion.
+//!
+//! The table follows KaTeX's (`src/macros.js`), whose coverage arXiv readers are used to:
+//!
+//! * old font commands: `\mathscr`, `\Cal` → `\mathcal`; `\frak` → `\mathfrak`; `\Bbb`,
+//!   `\mathds`, `\mathbbm` → `\mathbb`; `\bold` → `\mathbf`; `\bm`, `\pmb` →
+//!   `\boldsymbol`; `\mbox`, `\hbox`, `\textup`, `\textnormal` → `\text`;
+//! * plain TeX's infix fractions: `{a \over b}` → `\frac{a}{b}`, `\choose` → `\binom`,
+//!   `\atop`, `\brack`, `\brace` → `\genfrac`, each over its whole group;
+//! * `\mod` (spaced as in KaTeX), `\varinjlim` and friends, the HTML-entity names of
+//!   KaTeX (`\R`, `\N`, `\Z`, `\reals`, `\infin`, `\rarr`, ...), `\llbracket`, `\hdots`;
+//! * `\left<` and `\right>` (and the `\big` sizes) as angle brackets;
+//! * what means nothing on a web page: `\label{..}`, `\tag{..}`, `\nonumber`, size
+//!   declarations (`\small`, `\large`);
+//! * common author macros with one obvious meaning: `\C` and `\Q` (besides `\R`, `\N`,
+//!   `\Z`) as blackboard bold, `\eps` as `\varepsilon`.
+//!
+//! Any other command is left as it is, so an author's own macro still fails to convert and
+//! keeps its source text.
+
+use std::borrow::Cow;
+
+use super::lex::{match_braces, token_at, Token};
+
+/// Groups nested deeper than this are copied without rewriting (the converter rejects
+/// them anyway).
+const MAX_DEPTH: usize = 64;
+
+/// The TeX that the control word `name` (without its backslash) is rewritten to.
+fn replacement(name: &str) -> Option<&'static str> {
+    Some(match name {
+        // Fonts.
+        "mathscr" | "Cal" | "scr" => "\\mathcal",
+        "frak" => "\\mathfrak",
+        "Bbb" | "mathds" | "mathbbm" => "\\mathbb",
+        "bold" | "mathbold" => "\\mathbf",
+        "bm" | "pmb" => "\\boldsymbol",
+        "mbox" | "hbox" | "textnormal" | "textup" | "textmd" => "\\text",
+        "emph" | "textsl" => "\\textit",
+        "sl" => "\\it",
+        // Operators.
+        "mod" => "\\mkern12mu\\mathrm{mod}\\,\\,",
+        "injlim" => "\\mathrm{inj\\,lim}",
+        "projlim" => "\\mathrm{proj\\,lim}",
+        "varinjlim" => "\\underrightarrow{\\mathrm{lim}}",
+        "varprojlim" => "\\underleftarrow{\\mathrm{lim}}",
+        "varliminf" => "\\underline{\\mathrm{lim}}",
+        "varlimsup" => "\\overline{\\mathrm{lim}}",
+        "displaylimits" => "\\limits",
+        // Plain TeX's names for the script characters.
+        "sp" => "^",
+        "sb" => "_",
+        // Sets and the HTML-entity names.
+        "R" | "Reals" | "reals" => "\\mathbb{R}",
+        "N" | "natnums" => "\\mathbb{N}",
+        "Z" => "\\mathbb{Z}",
+        "C" | "Complex" | "cnums" => "\\mathbb{C}",
+        "Q" => "\\mathbb{Q}",
+        "eps" => "\\varepsilon",
+        "empty" => "\\emptyset",
+        "alef" | "alefsym" => "\\aleph",
+        "infin" => "\\infty",
+        "plusmn" => "\\pm",
+        "sdot" => "\\cdot",
+        "sub" => "\\subset",
+        "sube" => "\\subseteq",
+        "supe" => "\\supseteq",
+        "harr" | "lrarr" => "\\leftrightarrow",
+        "Harr" | "hArr" | "Lrarr" | "lrArr" => "\\Leftrightarrow",
+        "larr" => "\\leftarrow",
+        "Larr" | "lArr" => "\\Leftarrow",
+        "rarr" => "\\rightarrow",
+        "Rarr" | "rArr" => "\\Rightarrow",
+        "uarr" => "\\uparrow",
+        "darr" => "\\downarrow",
+        "image" => "\\Im",
+        "real" => "\\Re",
+        "weierp" => "\\wp",
+        "thetasym" => "\\vartheta",
+        "bull" => "\\bullet",
+        "clubs" => "\\clubsuit",
+        "hearts" => "\\heartsuit",
+        "spades" => "\\spadesuit",
+        "diamonds" => "\\diamondsuit",
+        "Colon" => "\\dblcolon",
+        "llbracket" => "\\mathopen{\u{27e6}}",
+        "rrbracket" => "\\mathclose{\u{27e7}}",
+        "lBrace" => "\\mathopen{\u{2983}}",
+        "rBrace" => "\\mathclose{\u{2984}}",
+        "hdots" => "\\ldots",
+        // Text-mode letters and accents that KaTeX also reads in math.
+        "AA" => "\\text{\u{c5}}",
+        "aa" => "\\text{\u{e5}}",
+        "i" => "\\imath",
+        "j" => "\\jmath",
+        "v" => "\\check",
+        "u" => "\\breve",
+        // What means nothing on a web page.
+        "nonumber" | "notag" | "nobreak" | "allowbreak" | "tiny" | "scriptsize"
+        | "footnotesize" | "small" | "normalsize" | "large" | "Large" | "LARGE" | "huge"
+        | "Huge" => "",
+        _ => return None,
+    })
+}
+
+/// Commands whose one brace argument is dropped with them.
+fn dropped_with_argument(name: &str) -> bool {
+    matches!(name, "label" | "tag")
+}
+
+/// Plain TeX's infix fraction commands, and the command they become on their group.
+fn infix(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "over" => "\\frac",
+        "choose" => "\\binom",
+        "atop" => "\\genfrac{}{}{0pt}{}",
+        "brack" => "\\genfrac[]{0pt}{}",
+        "brace" => "\\genfrac\\{\\}{0pt}{}",
+        _ => return None,
+    })
+}
+
+/// Commands after which `<` and `>` are delimiters (angle brackets).
+fn takes_delimiter(name: &str) -> bool {
+    matches!(
+        name,
+        "left"
+            | "right"
+            | "middle"
+            | "big"
+            | "Big"
+            | "bigg"
+            | "Bigg"
+            | "bigl"
+            | "Bigl"
+            | "biggl"
+            | "Biggl"
+            | "bigr"
+            | "Bigr"
+            | "biggr"
+            | "Biggr"
+            | "bigm"
+            | "Bigm"
+            | "biggm"
+            | "Biggm"
+    )
+}
+
+/// Whether the control word `name` is rewritten by [`rewrite_math`].
+fn is_rewritten(name: &str) -> bool {
+    replacement(name).is_some()
+        || dropped_with_argument(name)
+        || infix(name).is_some()
+        || takes_delimiter(name)
+}
+
+/// The math `tex` with every command of the table rewritten (see the module
+/// documentation); borrowed when there is nothing to rewrite.
+pub(crate) fn rewrite_math(tex: &str) -> Cow<'_, str> {
+    let mut pos = 0;
+    let mut any = false;
+    while pos < tex.len() {
+        let spanned = token_at(tex, pos);
+        if let Token::ControlWord(name) = spanned.token {
+            if is_rewritten(name) {
+                any = true;
+                break;
+            }
+        }
+        pos = spanned.end;
+    }
+    if !any {
+        return Cow::Borrowed(tex);
+    }
+    let mut rewriter = Rewriter {
+        tex,
+        braces: match_braces(tex),
+        out: String::with_capacity(tex.len() + 32),
+    };
+    rewriter.region(0, tex.len(), 0);
+    Cow::Owned(rewriter.out)
+}
+
+/// The state of one rewrite.
+struct Rewriter<'a> {
+    tex: &'a str,
+    /// For each `{`, the offset of its `}` (see [`match_braces`]).
+    braces: Vec<usize>,
+    out: String,
+}
+
+impl Rewriter<'_> {
+    /// The `}` closing the `{` at `open`, if it closes before `end`.
+    fn closing(&self, open: usize, end: usize) -> Option<usize> {
+        let close = *self.braces.get(open)?;
+        (close != usize::MAX && close < end).then_some(close)
+    }
+
+    /// Rewrites the group content `tex[from..to]`: an infix fraction command at its top
+    /// level makes it a fraction of the parts before and after it.
+    fn region(&mut self, from: usize, to: usize, depth: usize) {
+        if depth > MAX_DEPTH {
+            self.out.push_str(&self.tex[from..to]);
+            return;
+        }
+        if let Some((at, after, command)) = self.infix_at(from, to) {
+            self.out.push_str(command);
+            self.out.push('{');
+            self.tokens(from, at, depth);
+            self.out.push_str("}{");
+            self.tokens(after, to, depth);
+            self.out.push('}');
+            return;
+        }
+        self.tokens(from, to, depth);
+    }
+
+    /// The first infix fraction command at the top level of `tex[from..to]`: where it
+    /// starts, where it ends and what it becomes.
+    fn infix_at(&self, from: usize, to: usize) -> Option<(usize, usize, &'static str)> {
+        let mut pos = from;
+        // `\buildrel a \over b` is a command of its own, which the converter knows.
+        let mut buildrels = 0usize;
+        while pos < to {
+            let spanned = token_at(&self.tex[..to], pos);
+            match spanned.token {
+                Token::BeginGroup => {
+                    if let Some(close) = self.closing(pos, to) {
+                        pos = close + 1;
+                        continue;
+                    }
+                }
+                Token::ControlWord("buildrel") => buildrels += 1,
+                Token::ControlWord("over") if buildrels > 0 => buildrels -= 1,
+                Token::ControlWord(name) => {
+                    if let Some(command) = infix(name) {
+                        return Some((spanned.start, spanned.end, command));
+                    }
+                }
+                _ => {}
+            }
+            pos = spanned.end;
+        }
+        None
+    }
+
+    /// Copies the tokens of `tex[from..to]`, rewriting commands and the groups inside.
+    fn tokens(&mut self, from: usize, to: usize, depth: usize) {
+        let mut pos = from;
+        while pos < to {
+            let spanned = token_at(&self.tex[..to], pos);
+            pos = spanned.end;
+            match spanned.token {
+                Token::BeginGroup => {
+                    if let Some(close) = self.closing(spanned.start, to) {
+                        self.out.push('{');
+                        self.region(spanned.end, close, depth + 1);
+                        self.out.push('}');
+                        pos = close + 1;
+                        continue;
+                    }
+                }
+                Token::ControlWord(name) => {
+                    if let Some(replacement) = replacement(name) {
+                        self.out.push_str(replacement);
+                        continue;
+                    }
+                    if dropped_with_argument(name) {
+                        pos = self.skip_argument(pos, to);
+                        continue;
+                    }
+                    if takes_delimiter(name) {
+                        self.out.push_str(&self.tex[spanned.start..spanned.end]);
+                        pos = self.angle_delimiter(pos, to);
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            self.out.push_str(&self.tex[spanned.start..spanned.end]);
+        }
+    }
+
+    /// Where the brace argument after `pos` (and spaces) ends; `pos` when there is none.
+    fn skip_argument(&self, pos: usize, to: usize) -> usize {
+        let open = pos + self.tex[pos..to].len() - self.tex[pos..to].trim_start().len();
+        match self.tex.as_bytes().get(open) {
+            Some(b'{') => self.closing(open, to).map_or(pos, |close| close + 1),
+            _ => pos,
+        }
+    }
+
+    /// Writes `<` or `>` after spaces at `pos` as `\langle` or `\rangle`, and returns where
+    /// to go on.
+    fn angle_delimiter(&mut self, pos: usize, to: usize) -> usize {
+        let rest = &self.tex[pos..to];
+        let trimmed = rest.trim_start();
+        let angle = match trimmed.as_bytes().first() {
+            Some(b'<') => "\\langle ",
+            Some(b'>') => "\\rangle ",
+            _ => return pos,
+        };
+        self.out.push_str(angle);
+        pos + (rest.len() - trimmed.len()) + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(tex: &str) -> String {
+        rewrite_math(tex).into_owned()
+    }
+
+    #[test]
+    fn tex_without_table_commands_is_borrowed() {
+        assert!(matches!(
+            rewrite_math(r"\frac{a}{b} + \mathcal{O}"),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(rewrite_math(""), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn font_commands() {
+        let cases = [
+            (r"\mathscr{C}at", r"\mathcal{C}at"),
+            (r"\Cal D", r"\mathcal D"),
+            (r"\frak g", r"\mathfrak g"),
+            (r"\Bbb Z", r"\mathbb Z"),
+            (r"\mathds{1}", r"\mathbb{1}"),
+            (r"\mathbbm{1}", r"\mathbb{1}"),
+            (r"\bold 1", r"\mathbf 1"),
+            (r"\bm\alpha", r"\boldsymbol\alpha"),
+            (r"\pmb{x}", r"\boldsymbol{x}"),
+            (r"\mbox{ if }", r"\text{ if }"),
+            (r"\hbox{-Mod}", r"\text{-Mod}"),
+            (r"\textup{x}", r"\text{x}"),
+            (r"\emph{x}", r"\textit{x}"),
+            (r"{\sl x}", r"{\it x}"),
+        ];
+        for (tex, expected) in cases {
+            assert_eq!(rewrite(tex), expected, "{tex}");
+        }
+    }
+
+    #[test]
+    fn infix_fractions_take_their_group() {
+        assert_eq!(rewrite(r"{a \over b}"), r"{\frac{a }{ b}}");
+        assert_eq!(rewrite(r"1 \over 2"), r"\frac{1 }{ 2}");
+        assert_eq!(rewrite(r"x + {1 \over {n+1}}"), r"x + {\frac{1 }{ {n+1}}}");
+        assert_eq!(rewrite(r"{n \choose k}"), r"{\binom{n }{ k}}");
+        assert_eq!(rewrite(r"{a \atop b}"), r"{\genfrac{}{}{0pt}{}{a }{ b}}");
+        assert_eq!(rewrite(r"{a \brack b}"), r"{\genfrac[]{0pt}{}{a }{ b}}");
+        assert_eq!(rewrite(r"{a \brace b}"), r"{\genfrac\{\}{0pt}{}{a }{ b}}");
+        // Inside the parts, the table applies too.
+        assert_eq!(
+            rewrite(r"{\R \over \Z}"),
+            r"{\frac{\mathbb{R} }{ \mathbb{Z}}}"
+        );
+        // `\buildrel` takes its own `\over`.
+        assert_eq!(
+            rewrite(r"{\buildrel a \over -} {x \over y}"),
+            r"{\buildrel a \over -} {\frac{x }{ y}}"
+        );
+        // `\overline` is not `\over`.
+        assert_eq!(rewrite(r"\overline{x} \Z"), r"\overline{x} \mathbb{Z}");
+    }
+
+    #[test]
+    fn operators() {
+        assert_eq!(rewrite(r"a \mod p"), r"a \mkern12mu\mathrm{mod}\,\, p");
+        assert_eq!(
+            rewrite(r"\varinjlim_i"),
+            r"\underrightarrow{\mathrm{lim}}_i"
+        );
+        assert_eq!(rewrite(r"\varprojlim"), r"\underleftarrow{\mathrm{lim}}");
+        assert_eq!(rewrite(r"\varliminf"), r"\underline{\mathrm{lim}}");
+        assert_eq!(rewrite(r"\varlimsup"), r"\overline{\mathrm{lim}}");
+        assert_eq!(rewrite(r"\injlim"), r"\mathrm{inj\,lim}");
+        assert_eq!(rewrite(r"\projlim"), r"\mathrm{proj\,lim}");
+        assert_eq!(rewrite(r"\sum\displaylimits"), r"\sum\limits");
+        assert_eq!(rewrite(r"C_{n}\sp{(1)}\sb2"), r"C_{n}^{(1)}_2");
+    }
+
+    #[test]
+    fn author_macros_with_one_meaning() {
+        for (name, letter) in [("R", 'R'), ("N", 'N'), ("Z", 'Z'), ("C", 'C'), ("Q", 'Q')] {
+            assert_eq!(
+                rewrite(&format!(r"\{name}^n")),
+                format!(r"\mathbb{{{letter}}}^n")
+            );
+        }
+        assert_eq!(rewrite(r"\eps>0"), r"\varepsilon>0");
+        assert_eq!(
+            rewrite(r"\reals \Complex \natnums"),
+            r"\mathbb{R} \mathbb{C} \mathbb{N}"
+        );
+        // Other short author macros are left alone.
+        assert_eq!(rewrite(r"\D \K \Z"), r"\D \K \mathbb{Z}");
+    }
+
+    #[test]
+    fn entity_names() {
+        let cases = [
+            ("empty", r"\emptyset"),
+            ("alef", r"\aleph"),
+            ("alefsym", r"\aleph"),
+            ("infin", r"\infty"),
+            ("plusmn", r"\pm"),
+            ("sdot", r"\cdot"),
+            ("sub", r"\subset"),
+            ("sube", r"\subseteq"),
+            ("supe", r"\supseteq"),
+            ("harr", r"\leftrightarrow"),
+            ("hArr", r"\Leftrightarrow"),
+            ("larr", r"\leftarrow"),
+            ("lArr", r"\Leftarrow"),
+            ("rarr", r"\rightarrow"),
+            ("rArr", r"\Rightarrow"),
+            ("uarr", r"\uparrow"),
+            ("darr", r"\downarrow"),
+            ("image", r"\Im"),
+            ("real", r"\Re"),
+            ("weierp", r"\wp"),
+            ("thetasym", r"\vartheta"),
+            ("bull", r"\bullet"),
+            ("clubs", r"\clubsuit"),
+            ("hearts", r"\heartsuit"),
+            ("spades", r"\spadesuit"),
+            ("diamonds", r"\diamondsuit"),
+            ("Colon", r"\dblcolon"),
+            ("hdots", r"\ldots"),
+            ("llbracket", "\\mathopen{\u{27e6}}"),
+            ("rrbracket", "\\mathclose{\u{27e7}}"),
+            ("AA", "\\text{\u{c5}}"),
+            ("i", r"\imath"),
+            ("v", r"\check"),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(rewrite(&format!(r"\{name}")), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn angle_delimiters() {
+        assert_eq!(
+            rewrite(r"\left< x \right>"),
+            r"\left\langle  x \right\rangle "
+        );
+        assert_eq!(rewrite(r"\bigl<x\bigr>"), r"\bigl\langle x\bigr\rangle ");
+        assert_eq!(rewrite(r"\left( x \right)"), r"\left( x \right)");
+    }
+
+    #[test]
+    fn dropped_commands() {
+        assert_eq!(rewrite(r"x = 1 \label{eq:one}\nonumber"), r"x = 1 ");
+        assert_eq!(rewrite(r"x \tag{1}"), r"x ");
+        assert_eq!(rewrite(r"{\small x}"), r"{ x}");
+        // Without an argument, only the command goes.
+        assert_eq!(rewrite(r"\label x"), r" x");
+    }
+
+    #[test]
+    fn unbalanced_and_deep_input_is_copied() {
+        assert_eq!(rewrite(r"{\R"), r"{\mathbb{R}");
+        assert_eq!(rewrite(r"\R}"), r"\mathbb{R}}");
+        let deep = "{".repeat(100) + r"\R" + &"}".repeat(100);
+        let out = rewrite(&deep);
+        assert_eq!(out.matches('{').count(), out.matches('}').count());
+    }
+}
