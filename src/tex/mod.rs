@@ -84,6 +84,7 @@
 pub(crate) mod letters;
 pub(crate) mod lex;
 mod macros;
+mod symbols;
 
 use pulldown_latex::config::DisplayMode;
 use pulldown_latex::event::{
@@ -535,13 +536,116 @@ impl<'a> Converter<'a> {
                 }
                 after_spaces
             }
-            _ => self.unknown(pos, name_end, end, "unknown command"),
+            _ => self
+                .citation_or_colour(pos, name, name_end, end)
+                .or_else(|| self.bare_math(pos, name, name_end, end))
+                .unwrap_or_else(|| self.unknown(pos, name_end, end, "unknown command")),
         }
     }
 
-    /// Keeps an unknown command and its directly following arguments as source text.
-    fn unknown(&mut self, pos: usize, name_end: usize, end: usize, message: &str) -> usize {
-        let mut i = name_end;
+    /// Handles `\cite{..}` and its kin (as `[key]`), and `\textcolor{c}{text}`,
+    /// `\colorbox{c}{text}` and `\color{c}` (the text stays, the colour goes); None when
+    /// `name` is none of them.
+    fn citation_or_colour(
+        &mut self,
+        pos: usize,
+        name: &str,
+        name_end: usize,
+        end: usize,
+    ) -> Option<usize> {
+        if symbols::is_citation(name) {
+            let mut at = name_end;
+            let mut note = None;
+            // Up to two optional arguments; the last is the note (`\cite[p.~3]{key}`).
+            for _ in 0..2 {
+                match self.optional_arg(at, end) {
+                    Some((inner, after)) => {
+                        note = Some(inner);
+                        at = after;
+                    }
+                    None => break,
+                }
+            }
+            let Some((open, close)) = self.brace_arg(at, end) else {
+                return Some(self.unknown(
+                    pos,
+                    name_end,
+                    end,
+                    "command without its `{...}` argument",
+                ));
+            };
+            let keys = &self.src[open + 1..close];
+            if let Some(text) = symbols::citation_text(name, keys, note) {
+                self.emit(&text);
+            }
+            return Some(close + 1);
+        }
+        match name {
+            "textcolor" | "colorbox" | "color" => {
+                let Some((_, close)) = self.brace_arg(name_end, end) else {
+                    return Some(self.unknown(
+                        pos,
+                        name_end,
+                        end,
+                        "command without its `{...}` argument",
+                    ));
+                };
+                if name == "color" {
+                    return Some(self.skip_spaces(close + 1, end));
+                }
+                match self.brace_arg(close + 1, end) {
+                    Some((open2, close2)) => {
+                        self.frames.push((close2, self.closers.len()));
+                        Some(open2 + 1)
+                    }
+                    None => Some(self.unknown(
+                        pos,
+                        name_end,
+                        end,
+                        "command without its `{...}` argument",
+                    )),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The optional argument `[...]` at `pos` (after spaces), if there is a short one before
+    /// `end`: its inside and where it ends.
+    fn optional_arg(&self, pos: usize, end: usize) -> Option<(&'a str, usize)> {
+        let open = self.skip_spaces(pos, end);
+        if open >= end || self.bytes[open] != b'[' {
+            return None;
+        }
+        let limit = end.min(open + MAX_OPTIONAL_ARG_BYTES);
+        let close = self.bytes[open..limit].iter().position(|&b| b == b']')? + open;
+        Some((&self.src[open + 1..close], close + 1))
+    }
+
+    /// Handles a math command written in text (`\alpha`, `\sim`, `\mathcal{O}`,
+    /// `\frac{1}{2}`), with its arguments and scripts: a lone symbol becomes its character
+    /// (`\alpha` → `α`), anything else inline MathML. None when the math converter does not
+    /// know it either.
+    fn bare_math(&mut self, pos: usize, name: &str, name_end: usize, end: usize) -> Option<usize> {
+        if let Some(symbol) = symbols::text_symbol(name) {
+            self.emit(symbol);
+            return Some(name_end);
+        }
+        let args_end = self.arguments_end(name_end, end);
+        let to = self.scripts_end(args_end, end);
+        let (mathml, text) = convert_math(&self.src[pos..to], false).ok()?;
+        if to == name_end && text.chars().count() == 1 {
+            self.emit(&text);
+        } else {
+            self.html.push_str(&mathml);
+            self.text.push_str(&text);
+        }
+        Some(to)
+    }
+
+    /// Where the brace and `[...]` arguments that directly follow `from` end.
+    fn arguments_end(&self, from: usize, end: usize) -> usize {
+        let mut i = from;
         loop {
             if i < end && self.bytes[i] == b'{' {
                 let close = self.brace_match[i];
@@ -556,8 +660,37 @@ impl<'a> Converter<'a> {
                     continue;
                 }
             }
-            break;
+            return i;
         }
+    }
+
+    /// Where the subscript and superscript (`_x`, `^{..}`, at most one of each) that
+    /// directly follow `from` end.
+    fn scripts_end(&self, from: usize, end: usize) -> usize {
+        let mut i = from;
+        for _ in 0..2 {
+            if i + 1 >= end || !matches!(self.bytes[i], b'_' | b'^') {
+                break;
+            }
+            let next = self.bytes[i + 1];
+            if next == b'{' {
+                let close = self.brace_match[i + 1];
+                if close == usize::MAX || close >= end {
+                    break;
+                }
+                i = close + 1;
+            } else if next.is_ascii_alphanumeric() {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        i
+    }
+
+    /// Keeps an unknown command and its directly following arguments as source text.
+    fn unknown(&mut self, pos: usize, name_end: usize, end: usize, message: &str) -> usize {
+        let i = self.arguments_end(name_end, end);
         self.keep_source(pos, i, message);
         i
     }
@@ -2337,10 +2470,77 @@ mod tests {
 
     #[test]
     fn unknown_commands_stay_with_warning() {
-        let r = render_tex(r"see \cite{smith} and \foo bar");
-        assert_eq!(r.text, r"see \cite{smith} and \foo bar");
+        let r = render_tex(r"see \foo{smith} and \shadowsync bar");
+        assert_eq!(r.text, r"see \foo{smith} and \shadowsync bar");
         assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
-        assert!(r.warnings[0].contains(r"\\cite{smith}"), "{:?}", r.warnings);
+        assert!(r.warnings[0].contains(r"\\foo{smith}"), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn math_symbols_in_text_are_characters() {
+        let cases = [
+            (r"\alpha", "α"),
+            (r"\beta", "β"),
+            (r"\gamma", "γ"),
+            (r"\mu", "μ"),
+            (r"\omega", "ω"),
+            (r"\lambda", "λ"),
+            (r"\Gamma", "Γ"),
+            (r"\Omega", "Ω"),
+            (r"\sim", "∼"),
+            (r"\times", "×"),
+            (r"\pm", "±"),
+            (r"\leq", "≤"),
+            (r"\geq", "≥"),
+            (r"\approx", "≈"),
+            (r"\otimes", "⊗"),
+            (r"\in", "∈"),
+            (r"\to", "→"),
+            (r"\rightarrow", "→"),
+            (r"\infty", "∞"),
+            (r"\lesssim", "≲"),
+            (r"\circ", "∘"),
+            (r"\nabla", "∇"),
+            (r"\hbar", "ℏ"),
+            (r"\R", "ℝ"),
+            (r"\deg", "°"),
+            (r"\mum", "µm"),
+        ];
+        for (tex, symbol) in cases {
+            let r = clean(&format!("a {tex} b"));
+            assert_eq!(r.text, format!("a {symbol} b"), "{tex}");
+            assert_eq!(r.html, format!("a {symbol} b"), "{tex}");
+        }
+        assert_eq!(clean(r"at 90{\deg} pitch").text, "at 90° pitch");
+        assert_eq!(clean(r"$T$ \sim 5 eV").text, "T ∼ 5 eV");
+    }
+
+    #[test]
+    fn math_commands_in_text_become_mathml() {
+        let r = clean(r"An \mathcal{O}(N) solver");
+        assert!(
+            r.html.starts_with("An <math display=\"inline\">"),
+            "{}",
+            r.html
+        );
+        assert!(r.html.ends_with("</math>(N) solver"), "{}", r.html);
+        assert_eq!(r.text, "An O(N) solver");
+        let r = clean(r"with \alpha_s and \frac{1}{2} of 10\times10^{19}");
+        assert_eq!(r.html.matches("<math").count(), 2, "{}", r.html);
+        assert_eq!(r.text, "with α_s and 1/2 of 10×10^19");
+    }
+
+    #[test]
+    fn citations_and_colours_in_text() {
+        let r = clean(r"as shown \cite{smith2019} and \citep[p.~3]{a,b}.");
+        assert_eq!(r.text, "as shown [smith2019] and [a, b, p. 3].");
+        assert_eq!(clean(r"x\nocite{k} y").text, "x y");
+        let r = clean(r"\textcolor{red}{warm} and \colorbox{blue}{\emph{cold}} {\color{red} text}");
+        assert_eq!(r.text, "warm and cold text");
+        assert_eq!(r.html, "warm and <i>cold</i> text");
+        let r = render_tex(r"\cite without keys");
+        assert_eq!(r.text, r"\cite without keys");
+        assert_eq!(r.warnings.len(), 1);
     }
 
     #[test]
@@ -2369,7 +2569,7 @@ mod tests {
         assert_eq!(r.text, "see $$x + y");
         assert_eq!(r.warnings.len(), 1);
         let r = render_tex(r"see $\alpha + y");
-        assert_eq!(r.text, r"see $\alpha + y");
+        assert_eq!(r.text, r"see $α + y");
         assert!(r.warnings[0].contains("unterminated inline math"));
     }
 
