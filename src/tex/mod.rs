@@ -1134,17 +1134,18 @@ fn convert_math(tex: &str, display: bool) -> Result<(String, String), String> {
     if tex.len() > MAX_MATH_BYTES {
         return Err(format!("longer than {MAX_MATH_BYTES} bytes"));
     }
+    let source = tex;
     let rewritten = macros::rewrite_math(tex);
     let tex = &*rewritten;
     let nesting = check_math_source(tex)?;
     if nesting <= MAX_SIMPLE_MATH_NESTING {
-        return convert_math_here(tex, display);
+        return convert_math_here(tex, source, display);
     }
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("tex-math".to_owned())
             .stack_size(LARGE_MATH_STACK_BYTES)
-            .spawn_scoped(scope, || convert_math_here(tex, display))
+            .spawn_scoped(scope, || convert_math_here(tex, source, display))
             .map_err(|e| format!("could not start the math converter: {e}"))?
             .join()
             .unwrap_or_else(|_| Err("the math converter failed".to_owned()))
@@ -1156,8 +1157,8 @@ const MAX_SIMPLE_MATH_NESTING: usize = 32;
 /// The stack of the helper thread for larger fragments (reserved, not committed, memory).
 const LARGE_MATH_STACK_BYTES: usize = 64 << 20;
 
-/// [`convert_math`] on the current thread.
-fn convert_math_here(tex: &str, display: bool) -> Result<(String, String), String> {
+/// [`convert_math`] on the current thread: `tex` after the rewrite, `source` as written.
+fn convert_math_here(tex: &str, source: &str, display: bool) -> Result<(String, String), String> {
     let storage = Storage::new();
     let converted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut events = Vec::new();
@@ -1174,7 +1175,7 @@ fn convert_math_here(tex: &str, display: bool) -> Result<(String, String), Strin
                 }
             }
         }
-        let text = math_text(&events).unwrap_or_else(|| tex.trim().to_owned());
+        let text = math_text(&events).unwrap_or_else(|| source.trim().to_owned());
         let owned: Vec<Option<String>> = events.iter().map(protected_string).collect();
         let events: Vec<Event<'_>> = events
             .iter()
@@ -1196,7 +1197,8 @@ fn convert_math_here(tex: &str, display: bool) -> Result<(String, String), Strin
             config,
         )
         .map_err(|e| e.to_string())?;
-        let mathml = sanitize_mathml(&raw).map_err(|e| format!("unexpected MathML: {e}"))?;
+        let mathml =
+            sanitize_mathml(&raw, source).map_err(|e| format!("unexpected MathML: {e}"))?;
         Ok((mathml, text))
     }));
     match converted {
@@ -1393,6 +1395,8 @@ const ELEMENTS: &[&str] = &[
     "mpadded",
     "mphantom",
     "menclose",
+    "semantics",
+    "annotation",
 ];
 
 /// The attributes allowed in the output.
@@ -1440,12 +1444,29 @@ fn required_children(name: &str) -> Option<usize> {
 }
 
 /// Re-parses the renderer's MathML, checks it against the whitelists, repairs what the Nu HTML
-/// checker rejects and serialises it with all text escaped.
-fn sanitize_mathml(raw: &str) -> Result<String, &'static str> {
+/// checker rejects and serialises it with all text escaped. The TeX `source` goes along as
+/// an `<annotation encoding="application/x-tex">` in `<semantics>`, for screen readers and
+/// copy and paste (browsers show only the first child of `<semantics>`).
+fn sanitize_mathml(raw: &str, source: &str) -> Result<String, &'static str> {
     let mut root = parse_mathml(raw)?;
     repair(&mut root, 0)?;
     root.attrs
         .retain(|(a, _)| !matches!(*a, "displaystyle" | "scriptlevel"));
+    let presentation = MElement {
+        name: "mrow",
+        attrs: Vec::new(),
+        children: std::mem::take(&mut root.children),
+    };
+    let annotation = MElement {
+        name: "annotation",
+        attrs: vec![("encoding", "application/x-tex".to_owned())],
+        children: vec![MNode::Text(source.trim().to_owned())],
+    };
+    root.children.push(MNode::Element(MElement {
+        name: "semantics",
+        attrs: Vec::new(),
+        children: vec![MNode::Element(presentation), MNode::Element(annotation)],
+    }));
     let mut out = String::with_capacity(raw.len() + 32);
     serialize(&root, &mut out);
     Ok(out)
@@ -2260,13 +2281,27 @@ mod tests {
             assert_eq!(r.text, "∑_i x_i");
         }
         let r = clean(r"where \(\alpha\) is");
+        assert_eq!(
+            r.html,
+            "where <math display=\"inline\"><semantics><mrow><mi>α</mi></mrow>\
+             <annotation encoding=\"application/x-tex\">\\alpha</annotation>\
+             </semantics></math> is",
+        );
+        assert_eq!(r.text, "where α is");
+    }
+
+    #[test]
+    fn mathml_carries_its_tex_as_an_annotation() {
+        let r = clean(r"$a<b \mathscr{C}$");
         assert!(
-            r.html
-                .contains("<math display=\"inline\"><mi>α</mi></math>"),
+            r.html.ends_with(
+                "<annotation encoding=\"application/x-tex\">a&lt;b \\mathscr{C}</annotation>\
+                 </semantics></math>"
+            ),
             "{}",
             r.html
         );
-        assert_eq!(r.text, "where α is");
+        assert_eq!(r.html.matches("<semantics><mrow>").count(), 1);
     }
 
     #[test]
