@@ -1,0 +1,141 @@
+//! TeX coverage on real data: a slice of an arXiv corpus (`tests/fixtures/arxiv-math/`,
+//! CC0) is built, and at most 0.5% of its distinct math fragments may be shown as source,
+//! and at most 0.5% of its paper pages may show a TeX command (`\name`) in their visible
+//! text. A few of its formula-heavy pages are also kept as snapshots.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use common::{pages_in, Site};
+use profilegen::graph::link;
+use profilegen::records::parse_record_file;
+use profilegen::tex::math_fragments;
+use scraper::{ElementRef, Html, Node, Selector};
+
+/// The largest share of fragments shown as source, and of pages showing TeX commands.
+const TARGET_RATE: f64 = 0.005;
+
+fn fixture_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arxiv-math")
+}
+
+/// The fixture's record files: `(file name, text)`, sorted.
+fn fixture_files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = fs::read_dir(fixture_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn few_math_fragments_are_shown_as_source() {
+    let records: Vec<_> = fixture_files()
+        .iter()
+        .filter_map(|(name, text)| parse_record_file(Path::new(name), text.as_bytes()).0)
+        .collect();
+    let graph = link(&records);
+    let mut fragments = BTreeMap::new();
+    for paper in &graph.papers {
+        let texts = std::iter::once(paper.title.as_str()).chain(paper.abstract_text.as_deref());
+        for text in texts.flat_map(|t| t.split("\n\n")) {
+            for fragment in math_fragments(text) {
+                fragments.insert(fragment.source.clone(), fragment.error);
+            }
+        }
+    }
+    assert!(fragments.len() > 500, "{} fragments", fragments.len());
+    let source: Vec<(&String, &Option<String>)> = fragments
+        .iter()
+        .filter(|(_, error)| error.is_some())
+        .collect();
+    assert!(
+        source.len() as f64 <= TARGET_RATE * fragments.len() as f64,
+        "{} of {} fragments are shown as source: {source:#?}",
+        source.len(),
+        fragments.len()
+    );
+}
+
+/// The visible text of `element`, without MathML and without the BibTeX block (which keeps
+/// the title's TeX on purpose).
+fn visible_text(element: ElementRef<'_>, out: &mut String) {
+    for child in element.children() {
+        match child.value() {
+            Node::Text(text) => out.push_str(text),
+            Node::Element(e) if e.name() == "math" || e.name() == "pre" => {}
+            Node::Element(_) => visible_text(ElementRef::wrap(child).unwrap(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The TeX commands (`\name`) in `text`.
+fn commands(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, _) in text.match_indices('\\') {
+        let name: String = text[i + 1..]
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect();
+        if !name.is_empty() {
+            found.push(format!("\\{name}"));
+        }
+    }
+    found
+}
+
+#[test]
+fn few_paper_pages_show_tex_commands_and_formula_pages_match_snapshots() {
+    let site = Site::new();
+    for (name, text) in fixture_files() {
+        site.file(&format!("content/records/{name}"), text);
+    }
+    site.build();
+    let files = site.output_tree();
+    let pages = pages_in(&files, "papers");
+    assert!(pages.len() > 150, "{} paper pages", pages.len());
+    let article = Selector::parse("article.paper").unwrap();
+    let mut showing = Vec::new();
+    for page in &pages {
+        let html = Html::parse_document(&site.output(page));
+        let mut text = String::new();
+        for element in html.select(&article) {
+            visible_text(element, &mut text);
+        }
+        let found = commands(&text);
+        if !found.is_empty() {
+            showing.push((page.clone(), found));
+        }
+    }
+    assert!(
+        showing.len() as f64 <= TARGET_RATE * pages.len() as f64,
+        "{} of {} paper pages show TeX commands: {showing:#?}",
+        showing.len(),
+        pages.len()
+    );
+
+    // Pages with rewritten commands (`\mathscr`, `\frak`, `\over`) and math in text.
+    for slug in [
+        "an-equivalence-between-truncations-of-categorified-quantum-groups-and-2017",
+        "noncommutative-spherically-symmetric-spacetimes-at-semiclassical-order-2016",
+        "diffusive-shock-re-acceleration-2018",
+    ] {
+        let path = format!("papers/{slug}/index.html");
+        if !pages.contains(&path) {
+            panic!("no page {path}; pages: {pages:?}");
+        }
+        let html = Html::parse_document(&site.output(&path));
+        let article = html.select(&article).next().unwrap().html();
+        insta::assert_snapshot!(format!("arxiv_math_{slug}"), article);
+    }
+}
