@@ -59,6 +59,11 @@
 //! * `\&`, `\%`, `\_`, `\#`, `\$`, `\{`, `\}` are the literal characters; grouping braces
 //!   disappear; `\\` becomes a space.
 //! * `\url{..}` and bare `http://`, `https://` and `ftp://` URLs are copied verbatim.
+//! * Math written in text is read as math (the submodule `symbols` holds what means
+//!   something else in text, such as `\deg` → `°`): a lone symbol becomes its character
+//!   (`\alpha` → `α`), a command with arguments or scripts inline MathML
+//!   (`\mathcal{O}`, `\alpha_s`). `\cite{key}` becomes `[key]`; `\textcolor{c}{..}`,
+//!   `\colorbox{c}{..}` keep their text and `\color{c}` goes.
 //! * Unknown commands stay as their source text (with their brace arguments) and add a
 //!   warning; so do unbalanced braces, unterminated math and math that cannot be converted.
 //!
@@ -71,7 +76,8 @@
 //! The source is split into tokens (text runs, control words and symbols, braces, `$` and
 //! `$$`) by the submodule `lex`, the tokenizer that the citation exports ([`crate::cite`])
 //! read titles with too, and the letters and accents of text mode come from the one table in
-//! the submodule `letters`. This module adds the reading described above: pandoc's rules for
+//! the submodule `letters`. Math passes through the macro table of the submodule `macros`
+//! (`\mathscr`, `\frak`, `\over`, `\R`, ...) before conversion. This module adds the reading described above: pandoc's rules for
 //! `$`, groups and their markup, and dashes, quotes and URLs inside text runs.
 //!
 //! # Cost
