@@ -168,7 +168,7 @@ fn injected_markup_comes_out_escaped_everywhere() {
     );
     assert!(paper.contains("a&lt;b &amp;&amp; c&gt;d"), "{paper}");
     // JSON keeps the text as text.
-    let papers: serde_json::Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let papers: serde_json::Value = site.data("papers");
     assert_eq!(
         papers[0]["title"],
         "<script>alert('t')</script> & \"Quotes\""
@@ -399,8 +399,7 @@ fn config_bios_and_pages() {
         zhu.contains(">About the lab</a>"),
         "navigation links the page"
     );
-    let authors: serde_json::Value =
-        serde_json::from_str(&site.output("data/authors.json")).unwrap();
+    let authors: serde_json::Value = site.data("authors");
     assert_eq!(
         authors[2]["url"],
         "https://lab.example.org/group/authors/zhongbo-zhu/"

@@ -57,9 +57,8 @@ fn text_of(element: &scraper::ElementRef) -> String {
 #[test]
 fn every_paper_page_carries_google_scholar_tags_and_json_ld() {
     let site = seed_site();
-    let papers: serde_json::Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
-    let authors: serde_json::Value =
-        serde_json::from_str(&site.output("data/authors.json")).unwrap();
+    let papers: serde_json::Value = site.data("papers");
+    let authors: serde_json::Value = site.data("authors");
     let name_of = |id: &Value| {
         authors
             .as_array()
@@ -397,7 +396,7 @@ fn citation_exports_parse() {
         7
     );
     // Citation keys are unique across the site.
-    let papers: Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let papers: Value = site.data("papers");
     let mut keys: Vec<String> = papers
         .as_array()
         .unwrap()
@@ -504,7 +503,7 @@ fn hostile_text_in_every_field_stays_inert() {
         .entries
         .iter()
         .any(|e| e.title.as_ref().unwrap().content.contains("</script>")));
-    let paper_json: Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let paper_json: Value = site.data("papers");
     let slug = paper_json[0]["id"].as_str().unwrap().to_string();
     let (_, bib) = site.download(&format!("papers/{slug}/index.html"), "BibTeX");
     biblatex::Bibliography::parse(&bib).unwrap_or_else(|e| panic!("{e:?}\n{bib}"));

@@ -90,13 +90,22 @@ fn zhu_links_both_coauthors_with_shared_counts() {
 #[test]
 fn data_files_describe_the_graph() {
     let site = built();
-    let authors: serde_json::Value =
-        serde_json::from_str(&site.output("data/authors.json")).unwrap();
-    let papers: serde_json::Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    let authors: serde_json::Value = site.data("authors");
+    let papers: serde_json::Value = site.data("papers");
     let authors = authors.as_array().unwrap();
     let papers = papers.as_array().unwrap();
     assert_eq!(authors.len(), 3);
     assert_eq!(papers.len(), 13);
+    // The index files list the shards: one of each on a small site.
+    let index: serde_json::Value = serde_json::from_str(&site.output("data/papers.json")).unwrap();
+    assert_eq!(
+        index,
+        serde_json::json!({"count": 13, "shards": [{"url": "/data/papers/0.json", "count": 13}]})
+    );
+    let ids: Vec<&str> = papers.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    assert_eq!(ids, sorted, "a shard is in id order");
     let zhu = authors.iter().find(|a| a["id"] == "zhongbo-zhu").unwrap();
     assert_eq!(zhu["name"], "Zhongbo Zhu");
     assert_eq!(zhu["url"], "/authors/zhongbo-zhu/");

@@ -52,6 +52,33 @@ pub struct SiteIndex<'a> {
     /// Whether each author's publication lists are `data:` links in their page rather
     /// than files, by author id (see [`inline_author_lists`]).
     pub author_lists_inline: Vec<bool>,
+    /// The authors of each shard of the authors' data (see [`data_shards`]).
+    pub author_shards: Vec<Vec<AuthorId>>,
+    /// The papers of each shard of the papers' data.
+    pub paper_shards: Vec<Vec<PaperId>>,
+}
+
+/// About how many items a shard of the site's data holds (a few megabytes of papers).
+pub const DATA_SHARD_SIZE: usize = 5000;
+
+/// Splits items, by their slugs, into shards of about [`DATA_SHARD_SIZE`] (at least
+/// one shard), each in slug order. An item's shard is a hash of its slug, so that a new
+/// item changes one shard rather than moving every later one; the number of shards
+/// changes only when the number of items passes a multiple of the shard size.
+pub fn data_shards<'s>(slugs: impl ExactSizeIterator<Item = &'s str>) -> Vec<Vec<usize>> {
+    let count = slugs.len().div_ceil(DATA_SHARD_SIZE).max(1);
+    let mut shards: Vec<Vec<(&str, usize)>> = vec![Vec::new(); count];
+    for (id, slug) in slugs.enumerate() {
+        let shard = crate::hash::content_hash(slug.as_bytes()) % count as u64;
+        shards[shard as usize].push((slug, id));
+    }
+    shards
+        .into_iter()
+        .map(|mut shard| {
+            shard.sort_unstable();
+            shard.into_iter().map(|(_, id)| id).collect()
+        })
+        .collect()
 }
 
 /// Up to about this many bytes, a publication list (in each format) is a `data:` link
@@ -149,6 +176,8 @@ impl<'a> SiteIndex<'a> {
             citation_keys,
             author_letters,
             author_lists_inline,
+            author_shards: data_shards(graph.authors.iter().map(|a| a.slug.as_str())),
+            paper_shards: data_shards(graph.papers.iter().map(|p| p.slug.as_str())),
         }
     }
 
@@ -350,6 +379,35 @@ pub fn nearby_papers(list: &[PaperId], id: PaperId, n: usize) -> Vec<PaperId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_shards_hold_every_item_once_in_slug_order_and_a_new_item_moves_no_other() {
+        assert_eq!(data_shards(std::iter::empty()), vec![Vec::<usize>::new()]);
+        let slugs: Vec<String> = (0..12_001).map(|i| format!("paper-{i}")).collect();
+        let shards = data_shards(slugs.iter().map(String::as_str));
+        assert_eq!(shards.len(), 3, "12,001 items: three shards of about 5,000");
+        let mut all: Vec<usize> = shards.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..12_001).collect::<Vec<_>>());
+        for shard in &shards {
+            assert!((3_500..4_500).contains(&shard.len()), "{}", shard.len());
+            assert!(shard.windows(2).all(|w| slugs[w[0]] < slugs[w[1]]));
+        }
+        // One more item joins one shard; the others keep their items.
+        let mut more = slugs.clone();
+        more.push("paper-new".into());
+        let after = data_shards(more.iter().map(String::as_str));
+        let changed = (0..3).filter(|&i| after[i] != shards[i]).count();
+        assert_eq!(changed, 1);
+        assert_eq!(
+            data_shards(slugs[..5_000].iter().map(String::as_str)).len(),
+            1
+        );
+        assert_eq!(
+            data_shards(slugs[..5_001].iter().map(String::as_str)).len(),
+            2
+        );
+    }
 
     #[test]
     fn nearby_papers_alternate_around_the_paper() {

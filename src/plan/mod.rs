@@ -75,10 +75,14 @@ pub enum OutputKind {
     Sitemap,
     /// `/robots.txt`.
     Robots,
-    /// `/data/authors.json`.
+    /// `/data/authors.json`: the list of the authors' data shards.
     AuthorsData,
-    /// `/data/papers.json`.
+    /// `/data/papers.json`: the list of the papers' data shards.
     PapersData,
+    /// `/data/authors/<n>.json`: shard `n` of the authors' data.
+    AuthorsShard(usize),
+    /// `/data/papers/<n>.json`: shard `n` of the papers' data.
+    PapersShard(usize),
     /// One paper's citation, beside its page (`cite.bib`, ...).
     PaperCitation(PaperId, CitationFormat),
     /// All of an author's papers, beside their page (`publications.bib`, ...).
@@ -294,6 +298,8 @@ fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
         OutputKind::AuthorsData,
         OutputKind::PapersData,
     ]);
+    kinds.extend((0..index.author_shards.len()).map(OutputKind::AuthorsShard));
+    kinds.extend((0..index.paper_shards.len()).map(OutputKind::PapersShard));
     let paper_files = index.config.exports == ExportsMode::Files;
     for format in CitationFormat::ALL {
         if paper_files {
@@ -347,6 +353,8 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
         OutputKind::Robots => ("robots.txt".into(), None),
         OutputKind::AuthorsData => ("data/authors.json".into(), None),
         OutputKind::PapersData => ("data/papers.json".into(), None),
+        OutputKind::AuthorsShard(n) => (data_shard_path("authors", *n), None),
+        OutputKind::PapersShard(n) => (data_shard_path("papers", *n), None),
         OutputKind::SearchIndex(path) => (path.clone(), None),
         OutputKind::PaperCitation(id, format) => (
             format!("{}cite.{}", index.paper_paths[*id], format.extension()),
@@ -361,6 +369,11 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
             None,
         ),
     }
+}
+
+/// The output path of shard `n` of the data of `what` (`authors`, `papers`).
+pub fn data_shard_path(what: &str, n: usize) -> String {
+    format!("data/{what}/{n}.json")
 }
 
 /// The output path of a feed.

@@ -207,6 +207,15 @@ function planPages(root) {
   return { pages, counts: { authors: authors.length, papers: papers.length } };
 }
 
+// Every paper of the site's data: the shards data/papers.json lists.
+function readPapers(root) {
+  const index = JSON.parse(fs.readFileSync(path.join(root, 'data', 'papers.json'), 'utf8'));
+  return index.shards.flatMap((shard) => {
+    const file = shard.url.slice(shard.url.indexOf('data/'));
+    return JSON.parse(fs.readFileSync(path.join(root, ...file.split('/')), 'utf8'));
+  });
+}
+
 // The search query for a site: the environment's, the example site's, or a distinctive
 // word of the first plain paper title in data/papers.json.
 function searchTarget(root) {
@@ -215,7 +224,7 @@ function searchTarget(root) {
   if (envQuery && envTitle) return { query: envQuery, title: envTitle };
   let papers = [];
   try {
-    papers = JSON.parse(fs.readFileSync(path.join(root, 'data', 'papers.json'), 'utf8'));
+    papers = readPapers(root);
   } catch {
     // no data: fall back to the example site's query
   }

@@ -158,6 +158,24 @@ impl Site {
         (name, text)
     }
 
+    /// The site's data on `what` (`authors`, `papers`) as one array: the items of every
+    /// shard that `data/<what>.json` lists, in its order. Checks the index's counts.
+    pub fn data(&self, what: &str) -> serde_json::Value {
+        let index: serde_json::Value =
+            serde_json::from_str(&self.output(&format!("data/{what}.json"))).unwrap();
+        let mut items = Vec::new();
+        for shard in index["shards"].as_array().expect("a list of shards") {
+            let url = shard["url"].as_str().unwrap();
+            let path = &url[url.find("data/").expect("a data URL")..];
+            let list: serde_json::Value = serde_json::from_str(&self.output(path)).unwrap();
+            let list = list.as_array().expect("a shard is an array").clone();
+            assert_eq!(shard["count"].as_u64(), Some(list.len() as u64), "{path}");
+            items.extend(list);
+        }
+        assert_eq!(index["count"].as_u64(), Some(items.len() as u64));
+        serde_json::Value::Array(items)
+    }
+
     /// Every output file, relative path -> bytes, sorted.
     pub fn output_tree(&self) -> Vec<(String, Vec<u8>)> {
         tree(&self.public())

@@ -11,11 +11,46 @@ use crate::config::ExportsMode;
 use crate::graph::{AuthorId, PaperId};
 use crate::hash;
 use crate::plan::paths::Linker;
-use crate::plan::CitationFormat;
+use crate::plan::{data_shard_path, CitationFormat};
 
 impl OutputBuilder<'_> {
-    /// `/data/authors.json`: `[{id, name, url, papers: [paper ids]}]`.
-    pub(super) fn authors_json(&self) -> Vec<u8> {
+    /// `/data/authors.json` or `/data/papers.json`: how many items there are, and the
+    /// URL and number of items of each shard.
+    pub(super) fn data_index(&self, kind: DataKind) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Shard {
+            url: String,
+            count: usize,
+        }
+        #[derive(Serialize)]
+        struct DataIndex {
+            count: usize,
+            shards: Vec<Shard>,
+        }
+        let ix = self.v.whole_site();
+        let (what, shards) = match kind {
+            DataKind::Authors => ("authors", &ix.author_shards),
+            DataKind::Papers => ("papers", &ix.paper_shards),
+        };
+        let index = DataIndex {
+            count: shards.iter().map(Vec::len).sum(),
+            shards: shards
+                .iter()
+                .enumerate()
+                .map(|(n, items)| Shard {
+                    url: ix.public_url(&data_shard_path(what, n)),
+                    count: items.len(),
+                })
+                .collect(),
+        };
+        let mut bytes = serde_json::to_vec_pretty(&index).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    /// `/data/authors/<n>.json`: `[{id, name, url, papers: [paper ids]}]`, for the
+    /// authors of shard `n`.
+    pub(super) fn authors_json(&self, n: usize) -> Vec<u8> {
         #[derive(Serialize, Hash)]
         struct AuthorJson<'a> {
             id: &'a str,
@@ -23,21 +58,22 @@ impl OutputBuilder<'_> {
             url: String,
             papers: Vec<&'a str>,
         }
-        let ix = self.v.whole_site();
-        let graph = ix.graph;
-        let list: Vec<AuthorJson> = graph
-            .authors
+        let v = &self.v;
+        let list: Vec<AuthorJson> = v
+            .author_shard(n)
             .par_iter()
-            .enumerate()
-            .map(|(id, a)| AuthorJson {
-                id: &a.slug,
-                name: &ix.profiles[id].name,
-                url: ix.public_url(&ix.author_paths[id]),
-                papers: a
-                    .papers
-                    .iter()
-                    .map(|&p| graph.papers[p].slug.as_str())
-                    .collect(),
+            .map(|&id| {
+                let author = v.author(id);
+                AuthorJson {
+                    id: author.slug,
+                    name: &author.profile.name,
+                    url: v.public_url(author.path),
+                    papers: v
+                        .author_papers(id)
+                        .iter()
+                        .map(|&p| v.paper(p).paper.slug.as_str())
+                        .collect(),
+                }
             })
             .collect();
         json_array_bytes(&list, |item| {
@@ -47,9 +83,9 @@ impl OutputBuilder<'_> {
         })
     }
 
-    /// `/data/papers.json`: `[{id, title, year, source, subjects, abstract, authors, url}]`,
-    /// texts as in the record files.
-    pub(super) fn papers_json(&self) -> Vec<u8> {
+    /// `/data/papers/<n>.json`: `[{id, title, year, source, subjects, abstract,
+    /// authors, url}]` for the papers of shard `n`, texts as in the record files.
+    pub(super) fn papers_json(&self, n: usize) -> Vec<u8> {
         #[derive(Serialize, Hash)]
         struct PaperJson<'a> {
             id: &'a str,
@@ -62,25 +98,23 @@ impl OutputBuilder<'_> {
             authors: Vec<&'a str>,
             url: &'a str,
         }
-        let ix = self.v.whole_site();
-        let graph = ix.graph;
-        let list: Vec<PaperJson> = graph
-            .papers
+        let v = &self.v;
+        let list: Vec<PaperJson> = v
+            .paper_shard(n)
             .par_iter()
-            .enumerate()
-            .map(|(id, p)| PaperJson {
-                id: &p.slug,
-                title: &p.title,
-                year: p.year,
-                source: &p.source,
-                subjects: &p.subjects,
-                abstract_text: p.abstract_text.as_deref(),
-                authors: p
-                    .authors
-                    .iter()
-                    .map(|&a| graph.authors[a].slug.as_str())
-                    .collect(),
-                url: &ix.paper_urls[id],
+            .map(|&id| {
+                let card = v.paper(id);
+                let p = card.paper;
+                PaperJson {
+                    id: &p.slug,
+                    title: &p.title,
+                    year: p.year,
+                    source: &p.source,
+                    subjects: &p.subjects,
+                    abstract_text: p.abstract_text.as_deref(),
+                    authors: p.authors.iter().map(|&a| v.author(a).slug).collect(),
+                    url: card.url,
+                }
             })
             .collect();
         json_array_bytes(&list, |item| {
@@ -186,6 +220,15 @@ impl OutputBuilder<'_> {
             CitationFormat::CslJson => json_lines_array(entries.map(|c| c.csl.as_slice())),
         }
     }
+}
+
+/// Which of the site's data.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum DataKind {
+    /// `/data/authors.json` and its shards.
+    Authors,
+    /// `/data/papers.json` and its shards.
+    Papers,
 }
 
 /// A paper's citation without abstract, in each format.

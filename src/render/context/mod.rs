@@ -17,6 +17,8 @@ use crate::search::{SearchIndex, SearchMemo};
 
 mod authors;
 mod exports;
+
+use exports::DataKind;
 mod feeds;
 mod home;
 mod metadata;
@@ -148,6 +150,14 @@ impl<'a> OutputMaker<'a> {
             | OutputKind::PapersData
             | OutputKind::SearchIndex(_) => Reads::whole_site(),
             OutputKind::Robots => Reads::default(),
+            OutputKind::AuthorsShard(n) => Reads {
+                author_lists: ix.author_shards[*n].clone(),
+                ..Reads::default()
+            },
+            OutputKind::PapersShard(n) => Reads {
+                papers: ix.paper_shards[*n].clone(),
+                ..Reads::default()
+            },
             OutputKind::PaperCitation(p, _) => Reads {
                 papers: vec![*p],
                 ..Reads::default()
@@ -186,8 +196,10 @@ impl<'a> OutputMaker<'a> {
             OutputKind::Feed(feed) => Output::Feed(b.feed(feed)),
             OutputKind::Sitemap => Output::Sitemap(b.sitemap()),
             OutputKind::Robots => Output::Bytes(b.robots()),
-            OutputKind::AuthorsData => Output::Bytes(b.authors_json()),
-            OutputKind::PapersData => Output::Bytes(b.papers_json()),
+            OutputKind::AuthorsData => Output::Bytes(b.data_index(DataKind::Authors)),
+            OutputKind::PapersData => Output::Bytes(b.data_index(DataKind::Papers)),
+            OutputKind::AuthorsShard(n) => Output::Bytes(b.authors_json(*n)),
+            OutputKind::PapersShard(n) => Output::Bytes(b.papers_json(*n)),
             OutputKind::SearchIndex(path) => {
                 Output::Bytes(self.search.get().map_or_else(Vec::new, |s| s.file(path)))
             }

@@ -464,6 +464,16 @@ impl<'a> View<'a> {
         &self.ix.graph.authors[id].papers
     }
 
+    /// The authors of shard `n` of the authors' data (each must be declared).
+    pub fn author_shard(&self, n: usize) -> &'a [AuthorId] {
+        &self.ix.author_shards[n]
+    }
+
+    /// The papers of shard `n` of the papers' data (each must be declared).
+    pub fn paper_shard(&self, n: usize) -> &'a [PaperId] {
+        &self.ix.paper_shards[n]
+    }
+
     /// Whether author `id`'s publication lists are `data:` links in their page (else
     /// files beside it).
     pub fn author_lists_inline(&self, id: AuthorId) -> bool {
