@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::paths::{author_path, paper_path, public_url};
+use super::paths::{
+    author_path, letter_path, page_count, paged_path, paper_path, public_url, subject_path,
+    year_path,
+};
 use super::profiles::{merge_profiles, Profile};
 use super::texts::{convert_texts, PaperText};
 use super::{PlanInput, RESERVED_SEGMENTS};
@@ -56,6 +59,41 @@ pub struct SiteIndex<'a> {
     pub author_shards: Vec<Vec<AuthorId>>,
     /// The papers of each shard of the papers' data.
     pub paper_shards: Vec<Vec<PaperId>>,
+    /// The site path of every page the sitemap lists (see [`sitemap_paths`]).
+    pub sitemap_paths: Vec<String>,
+}
+
+/// The site paths of the pages a sitemap lists: every HTML page but the 404 and
+/// search pages, index pages first, then authors, papers, subjects, years and extra
+/// pages.
+pub fn sitemap_paths(ix: &SiteIndex) -> Vec<String> {
+    let graph = ix.graph;
+    let mut paths: Vec<String> = ["", "authors/", "subjects/", "years/"]
+        .map(String::from)
+        .to_vec();
+    let paged = |base: &str, len: usize| -> Vec<String> {
+        (0..page_count(len))
+            .map(|page| paged_path(base, page))
+            .collect()
+    };
+    if ix.splits_authors_index() {
+        for (i, letter) in ix.author_letters.iter().enumerate() {
+            let base = letter_path(&letter.letter);
+            paths.extend((0..ix.letter_page_count(i)).map(|page| paged_path(&base, page)));
+        }
+    }
+    for (id, path) in ix.author_paths.iter().enumerate() {
+        paths.extend(paged(path, graph.authors[id].papers.len()));
+    }
+    paths.extend(ix.paper_paths.iter().cloned());
+    for (code, papers) in &ix.subjects {
+        paths.extend(paged(&subject_path(code), papers.len()));
+    }
+    for (&year, papers) in &ix.years {
+        paths.extend(paged(&year_path(year), papers.len()));
+    }
+    paths.extend(ix.extra_pages.iter().map(|p| format!("{}/", p.slug)));
+    paths
 }
 
 /// About how many items a shard of the site's data holds (a few megabytes of papers).
@@ -159,7 +197,7 @@ impl<'a> SiteIndex<'a> {
             .iter()
             .map(|path| public_url(config, path))
             .collect();
-        SiteIndex {
+        let mut index = SiteIndex {
             graph,
             config,
             pretty: config.pretty_urls(),
@@ -178,7 +216,10 @@ impl<'a> SiteIndex<'a> {
             author_lists_inline,
             author_shards: data_shards(graph.authors.iter().map(|a| a.slug.as_str())),
             paper_shards: data_shards(graph.papers.iter().map(|p| p.slug.as_str())),
-        }
+            sitemap_paths: Vec::new(),
+        };
+        index.sitemap_paths = sitemap_paths(&index);
+        index
     }
 
     /// How many pages letter `i` of the authors index takes (at least one).

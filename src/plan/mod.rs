@@ -71,8 +71,11 @@ pub enum OutputKind {
     Page(PageKind),
     /// An Atom feed.
     Feed(FeedKind),
-    /// `/sitemap.xml`.
+    /// `/sitemap.xml`: every HTML page, or on a large site the list of the parts.
     Sitemap,
+    /// `/sitemaps/<n>.xml`: part `n` of the pages, on a site of more than
+    /// [`SITEMAP_URLS`] pages.
+    SitemapPart(usize),
     /// `/robots.txt`.
     Robots,
     /// `/data/authors.json`: the list of the authors' data shards.
@@ -298,6 +301,10 @@ fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
         OutputKind::AuthorsData,
         OutputKind::PapersData,
     ]);
+    if index.sitemap_paths.len() > SITEMAP_URLS {
+        let parts = sitemap_part_count(index.sitemap_paths.len());
+        kinds.extend((0..parts).map(OutputKind::SitemapPart));
+    }
     kinds.extend((0..index.author_shards.len()).map(OutputKind::AuthorsShard));
     kinds.extend((0..index.paper_shards.len()).map(OutputKind::PapersShard));
     let paper_files = index.config.exports == ExportsMode::Files;
@@ -350,6 +357,7 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
         }
         OutputKind::Feed(feed) => (feed_path(index, feed), Some("atom.xml")),
         OutputKind::Sitemap => ("sitemap.xml".into(), Some("sitemap.xml")),
+        OutputKind::SitemapPart(n) => (sitemap_part_path(*n), Some("sitemap.xml")),
         OutputKind::Robots => ("robots.txt".into(), None),
         OutputKind::AuthorsData => ("data/authors.json".into(), None),
         OutputKind::PapersData => ("data/papers.json".into(), None),
@@ -371,6 +379,25 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
     }
 }
 
+/// The most URLs one sitemap lists (the sitemap protocol's limit).
+pub const SITEMAP_URLS: usize = 50_000;
+
+/// How many parts a sitemap of `urls` pages takes.
+pub fn sitemap_part_count(urls: usize) -> usize {
+    urls.div_ceil(SITEMAP_URLS).max(1)
+}
+
+/// The pages part `n` of a sitemap of `paths` lists.
+pub fn sitemap_part(paths: &[String], n: usize) -> &[String] {
+    let end = ((n + 1) * SITEMAP_URLS).min(paths.len());
+    &paths[(n * SITEMAP_URLS).min(end)..end]
+}
+
+/// The output path of part `n` of a large site's sitemap.
+pub fn sitemap_part_path(n: usize) -> String {
+    format!("sitemaps/{n}.xml")
+}
+
 /// The output path of shard `n` of the data of `what` (`authors`, `papers`).
 pub fn data_shard_path(what: &str, n: usize) -> String {
     format!("data/{what}/{n}.json")
@@ -382,5 +409,27 @@ pub fn feed_path(index: &SiteIndex, kind: &FeedKind) -> String {
         FeedKind::Site => "atom.xml".into(),
         FeedKind::Author(id) => format!("{}atom.xml", index.author_paths[*id]),
         FeedKind::Subject(code) => format!("{}atom.xml", paths::subject_path(code)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sitemap_parts_hold_every_page_once_and_at_most_50000_each() {
+        let paths: Vec<String> = (0..120_001).map(|i| format!("papers/p{i}/")).collect();
+        let count = sitemap_part_count(paths.len());
+        assert_eq!(count, 3);
+        let sizes: Vec<usize> = (0..count).map(|n| sitemap_part(&paths, n).len()).collect();
+        assert_eq!(sizes, [50_000, 50_000, 20_001]);
+        let all: Vec<String> = (0..count)
+            .flat_map(|n| sitemap_part(&paths, n).to_vec())
+            .collect();
+        assert_eq!(all, paths);
+        assert_eq!(sitemap_part_count(50_000), 1);
+        assert_eq!(sitemap_part_count(50_001), 2);
+        assert_eq!(sitemap_part_count(0), 1);
+        assert!(sitemap_part(&paths, 3).is_empty());
     }
 }

@@ -7,8 +7,11 @@ use serde::Serialize;
 
 use super::{OutputBuilder, Reads};
 use crate::graph::PaperId;
-use crate::plan::paths::{letter_path, page_count, paged_path, stable_id, subject_name, year_path};
-use crate::plan::{FeedKind, PageKind, SiteIndex};
+use crate::plan::paths::{stable_id, subject_name};
+use crate::plan::{
+    sitemap_part, sitemap_part_count, sitemap_part_path, FeedKind, PageKind, SiteIndex,
+    SITEMAP_URLS,
+};
 
 /// Context of the `atom.xml` template.
 #[derive(Debug, Clone, Serialize)]
@@ -71,11 +74,14 @@ pub struct FeedCategory {
     pub label: String,
 }
 
-/// Context of the `sitemap.xml` template.
+/// Context of the `sitemap.xml` template: a list of pages, or (on a site of more
+/// than [`SITEMAP_URLS`] pages) a list of the sitemaps that list them.
 #[derive(Debug, Clone, Serialize)]
 pub struct SitemapContext {
-    /// Every HTML page's URL.
+    /// The URLs of the HTML pages this sitemap lists.
     pub urls: Vec<String>,
+    /// The URLs of the sitemaps this sitemap index lists (empty for a list of pages).
+    pub sitemaps: Vec<String>,
 }
 
 /// The RFC 3339 timestamp used for a year: its first day at midnight UTC.
@@ -176,43 +182,28 @@ impl OutputBuilder<'_> {
         }
     }
 
-    pub(super) fn sitemap(&self) -> SitemapContext {
+    pub(super) fn sitemap(&self, part: Option<usize>) -> SitemapContext {
         let ix = self.v.whole_site();
-        let graph = ix.graph;
-        let mut urls = vec![ix.public_url("")];
-        urls.extend(
-            ["authors/", "subjects/", "years/"]
-                .iter()
-                .map(|p| ix.public_url(p)),
-        );
-        let paged = |base: &str, len: usize| -> Vec<String> {
-            (0..page_count(len))
-                .map(|page| ix.public_url(&paged_path(base, page)))
-                .collect()
-        };
-        if ix.splits_authors_index() {
-            for (i, letter) in ix.author_letters.iter().enumerate() {
-                let pages = ix.letter_page_count(i);
-                let base = letter_path(&letter.letter);
-                urls.extend((0..pages).map(|page| ix.public_url(&paged_path(&base, page))));
-            }
+        let paths = &ix.sitemap_paths;
+        match part {
+            Some(n) => SitemapContext {
+                urls: sitemap_part(paths, n)
+                    .iter()
+                    .map(|p| ix.public_url(p))
+                    .collect(),
+                sitemaps: Vec::new(),
+            },
+            None if paths.len() <= SITEMAP_URLS => SitemapContext {
+                urls: paths.iter().map(|p| ix.public_url(p)).collect(),
+                sitemaps: Vec::new(),
+            },
+            None => SitemapContext {
+                urls: Vec::new(),
+                sitemaps: (0..sitemap_part_count(paths.len()))
+                    .map(|n| ix.public_url(&sitemap_part_path(n)))
+                    .collect(),
+            },
         }
-        for (id, path) in ix.author_paths.iter().enumerate() {
-            urls.extend(paged(path, graph.authors[id].papers.len()));
-        }
-        urls.extend(ix.paper_paths.iter().map(|p| ix.public_url(p)));
-        for (code, papers) in &ix.subjects {
-            urls.extend(paged(&crate::plan::paths::subject_path(code), papers.len()));
-        }
-        for (&year, papers) in &ix.years {
-            urls.extend(paged(&year_path(year), papers.len()));
-        }
-        urls.extend(
-            ix.extra_pages
-                .iter()
-                .map(|p| ix.public_url(&format!("{}/", p.slug))),
-        );
-        SitemapContext { urls }
     }
 
     /// `robots.txt`: everything allowed; the sitemap's address when it can be absolute

@@ -146,6 +146,7 @@ impl<'a> OutputMaker<'a> {
             OutputKind::Page(page) => page_reads(ix, page),
             OutputKind::Feed(feed) => feeds::reads(ix, feed),
             OutputKind::Sitemap
+            | OutputKind::SitemapPart(_)
             | OutputKind::AuthorsData
             | OutputKind::PapersData
             | OutputKind::SearchIndex(_) => Reads::whole_site(),
@@ -194,7 +195,8 @@ impl<'a> OutputMaker<'a> {
         match kind {
             OutputKind::Page(page) => Output::Page(Box::new(b.page_context(page))),
             OutputKind::Feed(feed) => Output::Feed(b.feed(feed)),
-            OutputKind::Sitemap => Output::Sitemap(b.sitemap()),
+            OutputKind::Sitemap => Output::Sitemap(b.sitemap(None)),
+            OutputKind::SitemapPart(n) => Output::Sitemap(b.sitemap(Some(*n))),
             OutputKind::Robots => Output::Bytes(b.robots()),
             OutputKind::AuthorsData => Output::Bytes(b.data_index(DataKind::Authors)),
             OutputKind::PapersData => Output::Bytes(b.data_index(DataKind::Papers)),
@@ -250,7 +252,7 @@ fn template_set(kind: &OutputKind) -> TemplateSet {
     match kind {
         OutputKind::Page(_) => TemplateSet::Html,
         OutputKind::Feed(_) => TemplateSet::Atom,
-        OutputKind::Sitemap => TemplateSet::Sitemap,
+        OutputKind::Sitemap | OutputKind::SitemapPart(_) => TemplateSet::Sitemap,
         _ => TemplateSet::None,
     }
 }
