@@ -32,9 +32,9 @@ cd "$(dirname "$0")/.."
 # Per paper, from the 500,000-paper measurement above (bytes on disk, inodes, memory).
 corpus_bytes=3700
 cache_bytes=800
-output_bytes=56000
-output_inodes_x10=77
-rss_bytes=22000
+output_bytes=38000
+output_inodes_x10=38
+rss_bytes=20000
 
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(500000 2500000)
@@ -141,6 +141,9 @@ for papers in "${sizes[@]}"; do
   echo "output: $(du -sh "$out" | cut -f1) ($(du -sb "$out" | cut -f1) bytes), $files files," \
     "$(awk -v f="$files" -v p="$papers" 'BEGIN { printf "%.2f", f / p }') files per paper," \
     "$folders folders; cache $(du -sh .profilegen | cut -f1)"
+  largest=$(find "$out" -name '*.html' -printf '%s %P\n' | sort -n | tail -n 1)
+  echo "largest page: $largest bytes; pages over 300 KB:" \
+    "$(find "$out" -name '*.html' -size +300k | wc -l)"
 
   # With nothing changed the build prints the same diagnostics, at a fraction of the cost.
   lines=$("$bin" build --output "$out" 2>&1 | tee "$work/diagnostics.log" | wc -l)

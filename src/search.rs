@@ -140,12 +140,16 @@ pub fn shard_key(term: &str, chars: usize) -> String {
 }
 
 /// Work the search index can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): each document's terms, and the numbers given to terms.
+/// [`crate::reuse`]): each document's numbered terms, and the numbers given to terms.
 #[derive(Default)]
 pub struct SearchMemo {
-    search_terms: Reuse<DocTerms>,
+    search_terms: Reuse<NumberedTerms>,
     term_numbers: std::sync::Mutex<TermNumbers>,
 }
+
+/// A document's distinct terms as `(term number, weight)` (see [`TermNumbers`]): eight
+/// bytes a term, where the words themselves are kept once for the whole site.
+type NumberedTerms = Vec<(u32, u32)>;
 
 impl SearchMemo {
     /// Starts keeping results for the next build (see [`Reuse::enable`]).
@@ -199,16 +203,18 @@ impl SearchIndex {
     pub fn build(ix: &SiteIndex, memo: &SearchMemo) -> SearchIndex {
         let graph = ix.graph;
         let authors = graph.authors.len();
-        // Each document's terms, in parallel; the previous build's where the fields are
+        // Each document's terms, in parallel, numbered as soon as they are found (so that
+        // only eight bytes a term are kept); the previous build's where the fields are
         // the same.
         let terms_memo = &memo.search_terms;
+        let numbers = &memo.term_numbers;
         let terms_of = |fields: &[(&str, u32)]| {
             terms_memo.get_or(
                 || crate::hash::key("search terms", &fields),
-                || weighted(fields),
+                || number_terms(&weighted(fields), numbers),
             )
         };
-        let mut doc_terms: Vec<Arc<DocTerms>> = (0..authors)
+        let mut doc_terms: Vec<Arc<NumberedTerms>> = (0..authors)
             .into_par_iter()
             .map(|id| terms_of(&[(&ix.profiles[id].name, WEIGHT_TITLE)]))
             .collect();
@@ -230,20 +236,22 @@ impl SearchIndex {
             terms_of(&fields)
         }));
 
-        let mut numbers = memo.term_numbers.lock().unwrap_or_else(|e| e.into_inner());
-        let mut terms = postings(&doc_terms, &mut numbers);
+        let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut flat, mut terms) = postings(&doc_terms, &numbers);
+        drop(doc_terms);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
-        terms
-            .retain(|(_, list)| list.len() <= common || list.iter().any(|(_, w)| *w > WEIGHT_TEXT));
+        terms.retain(|(_, range)| {
+            range.len() <= common || flat[range.clone()].iter().any(|(_, w)| *w > WEIGHT_TEXT)
+        });
         // Best weight first, then by doc (the order they are in).
-        terms
-            .par_iter_mut()
-            .for_each(|(_, list)| list.sort_by_key(|&(_, weight)| std::cmp::Reverse(weight)));
+        for (_, range) in &terms {
+            flat[range.clone()].sort_by_key(|&(_, weight)| std::cmp::Reverse(weight));
+        }
         terms.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
 
         // Shards by first character, split by one more character while too big.
-        let entries: Vec<TermEntry> = terms.iter().map(|(t, l)| (*t, l)).collect();
+        let entries: Vec<TermEntry> = terms.iter().map(|(t, r)| (*t, &flat[r.clone()])).collect();
         let mut groups = Vec::new();
         split_shards(&entries, 1, &mut groups);
         let mut shards: Vec<(String, Vec<u8>)> = groups
@@ -321,8 +329,6 @@ pub struct DocTerms {
     text: String,
     /// Each distinct term: the hash of its text, and where it is in `text`.
     spans: Vec<TermSpan>,
-    /// `(term number, weight)` of each span, once numbered (see [`TermNumbers`]).
-    numbers: std::sync::OnceLock<Vec<(u32, u32)>>,
 }
 
 /// One term of a document.
@@ -369,11 +375,7 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
         });
     }
     keep_distinct(&text, &mut spans);
-    DocTerms {
-        text,
-        spans,
-        numbers: std::sync::OnceLock::new(),
-    }
+    DocTerms { text, spans }
 }
 
 /// Leaves one span of each term of `text` in `spans`, with its best weight, in the order
@@ -431,29 +433,26 @@ impl TermNumbers {
     }
 }
 
-/// A document's `(term number, weight)` pairs (none before it is numbered).
-fn numbered(doc: &DocTerms) -> &[(u32, u32)] {
-    doc.numbers.get().map_or(&[][..], Vec::as_slice)
+/// A document's terms with their numbers (given by `numbers` on first sight).
+fn number_terms(doc: &DocTerms, numbers: &std::sync::Mutex<TermNumbers>) -> NumberedTerms {
+    let mut numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+    doc.spans
+        .iter()
+        .map(|span| (numbers.number(span.hash, doc.term(span)), span.weight))
+        .collect()
 }
 
-/// Each term of the documents with its postings `(doc, weight)` in doc order, terms in
-/// no particular order. Documents not numbered yet are numbered with `numbers`; the
-/// postings are then counted and placed by term number.
+/// The postings `(doc, weight)` of every term of the documents, in one flat list, and
+/// each term with the range of its postings there (in doc order); terms in no
+/// particular order. The postings are counted and placed by term number, so no list
+/// grows or is copied.
 fn postings<'t>(
-    doc_terms: &[Arc<DocTerms>],
-    numbers: &'t mut TermNumbers,
-) -> Vec<(&'t str, Vec<(u32, u32)>)> {
-    for doc in doc_terms {
-        doc.numbers.get_or_init(|| {
-            doc.spans
-                .iter()
-                .map(|span| (numbers.number(span.hash, doc.term(span)), span.weight))
-                .collect()
-        });
-    }
+    doc_terms: &[Arc<NumberedTerms>],
+    numbers: &'t TermNumbers,
+) -> (Vec<(u32, u32)>, Vec<TermPostings<'t>>) {
     let mut starts = vec![0usize; numbers.terms.len() + 1];
     for doc in doc_terms {
-        for &(n, _) in numbered(doc) {
+        for &(n, _) in doc.iter() {
             starts[n as usize + 1] += 1;
         }
     }
@@ -463,20 +462,23 @@ fn postings<'t>(
     let mut flat = vec![(0u32, 0u32); starts[starts.len() - 1]];
     let mut next = starts.clone();
     for (doc, terms) in doc_terms.iter().enumerate() {
-        for &(n, weight) in numbered(terms) {
+        for &(n, weight) in terms.iter() {
             flat[next[n as usize]] = (doc as u32, weight);
             next[n as usize] += 1;
         }
     }
-    let numbers: &'t TermNumbers = numbers;
-    (0..numbers.terms.len())
+    let terms = (0..numbers.terms.len())
         .filter(|&n| starts[n + 1] > starts[n])
-        .map(|n| (&*numbers.terms[n], flat[starts[n]..starts[n + 1]].to_vec()))
-        .collect()
+        .map(|n| (&*numbers.terms[n], starts[n]..starts[n + 1]))
+        .collect();
+    (flat, terms)
 }
 
+/// A term with the range of its postings in a flat list of them (see [`postings`]).
+type TermPostings<'t> = (&'t str, std::ops::Range<usize>);
+
 /// A term with its postings `(doc, weight)`.
-type TermEntry<'t> = (&'t str, &'t Vec<(u32, u32)>);
+type TermEntry<'t> = (&'t str, &'t [(u32, u32)]);
 
 /// Groups `entries` (sorted by term) by their first `chars` characters; a group whose
 /// file would be over [`MAX_SHARD_BYTES`] is split by one more character (up to four).
@@ -662,6 +664,20 @@ mod tests {
         assert_eq!(shard_size(&entries), bytes.len() - 1, "one escaped quote");
     }
 
+    /// The postings of `docs` as `(term, [(doc, weight)])`, sorted by term.
+    fn postings_of<'t>(
+        docs: &[Arc<NumberedTerms>],
+        numbers: &'t TermNumbers,
+    ) -> Vec<(&'t str, Vec<(u32, u32)>)> {
+        let (flat, terms) = postings(docs, numbers);
+        let mut found: Vec<(&str, Vec<(u32, u32)>)> = terms
+            .into_iter()
+            .map(|(t, range)| (t, flat[range].to_vec()))
+            .collect();
+        found.sort();
+        found
+    }
+
     #[test]
     fn postings_keep_terms_with_the_same_hash_apart() {
         let mut one = weighted(&[("alpha beta", WEIGHT_TITLE)]);
@@ -670,25 +686,26 @@ mod tests {
         for span in one.spans.iter_mut().chain(two.spans.iter_mut()) {
             span.hash = 7;
         }
-        let docs = [Arc::new(one), Arc::new(two)];
-        let mut numbers = TermNumbers::default();
-        let mut found = postings(&docs, &mut numbers);
-        found.sort();
+        let numbers = std::sync::Mutex::new(TermNumbers::default());
+        let docs = [
+            Arc::new(number_terms(&one, &numbers)),
+            Arc::new(number_terms(&two, &numbers)),
+        ];
         let expected = [
             ("alpha", vec![(0, WEIGHT_TITLE)]),
             ("beta", vec![(0, WEIGHT_TITLE), (1, WEIGHT_TEXT)]),
             ("gamma", vec![(1, WEIGHT_TEXT)]),
         ];
-        assert_eq!(found, expected);
+        assert_eq!(postings_of(&docs, &numbers.lock().unwrap()), expected);
 
         // A later build: the documents keep their numbers, a new one gets looked up.
         let mut three = weighted(&[("delta alpha", WEIGHT_TEXT)]);
         three.spans.iter_mut().for_each(|span| span.hash = 7);
-        let docs = [Arc::clone(&docs[1]), Arc::new(three), Arc::clone(&docs[0])];
-        let mut found = postings(&docs, &mut numbers);
-        found.sort();
+        let three = Arc::new(number_terms(&three, &numbers));
+        let docs = [Arc::clone(&docs[1]), three, Arc::clone(&docs[0])];
+        let numbers = numbers.into_inner().unwrap();
         assert_eq!(
-            found,
+            postings_of(&docs, &numbers),
             [
                 ("alpha", vec![(1, WEIGHT_TEXT), (2, WEIGHT_TITLE)]),
                 ("beta", vec![(0, WEIGHT_TEXT), (2, WEIGHT_TITLE)]),

@@ -106,12 +106,21 @@ pub fn default_theme_hash() -> u64 {
 /// is asked for, and gives the same HTML (safe, not escaped again) for that key after.
 /// A paper shown on thousands of pages is rendered once. The key must tell apart every
 /// context the fragment can be rendered with: two calls with one key get one output.
-/// The cache lives as long as its [`Renderer`], which is made for one build.
+/// The cache lives as long as its [`Renderer`], which is made for one build, and holds
+/// at most about [`FragmentCache::MAX_BYTES`] of HTML: when full it starts again empty,
+/// so memory stays bounded on any site (a fragment is the same whenever it is made).
 struct FragmentCache {
     /// The Tera instance that holds this function (weak: it owns the function).
     tera: OnceLock<Weak<Tera>>,
     /// Rendered fragments by template, then key.
-    rendered: RwLock<HashMap<String, HashMap<String, tera::Value>>>,
+    rendered: RwLock<RenderedFragments>,
+}
+
+/// The fragments a [`FragmentCache`] holds, and their bytes of HTML.
+#[derive(Default)]
+struct RenderedFragments {
+    by_template: HashMap<String, HashMap<String, tera::Value>>,
+    bytes: usize,
 }
 
 thread_local! {
@@ -128,6 +137,9 @@ impl FragmentCache {
     /// Fragments may render fragments, this many deep: a fragment that renders itself
     /// is an error rather than a stack overflow.
     const MAX_DEPTH: usize = 16;
+    /// The most HTML the cache holds before it starts again: the fragments of tens of
+    /// thousands of papers, while a fragment shown on many pages is rarely made twice.
+    const MAX_BYTES: usize = 32 << 20;
 
     fn render_cached(&self, kwargs: Kwargs) -> tera::TeraResult<tera::Value> {
         let template: &str = kwargs.must_get(Self::TEMPLATE)?;
@@ -136,6 +148,7 @@ impl FragmentCache {
             .rendered
             .read()
             .unwrap_or_else(PoisonError::into_inner)
+            .by_template
             .get(template)
             .and_then(|by_key| by_key.get(key))
             .cloned();
@@ -191,7 +204,12 @@ impl FragmentCache {
             .rendered
             .write()
             .unwrap_or_else(PoisonError::into_inner);
+        if rendered.bytes + html.len() > Self::MAX_BYTES {
+            *rendered = RenderedFragments::default();
+        }
+        rendered.bytes += html.len() + key.len();
         Ok(rendered
+            .by_template
             .entry(template.to_owned())
             .or_default()
             .entry(key.to_owned())
@@ -207,6 +225,10 @@ pub struct Renderer {
     /// By template name, the size of its last output: the next one's buffer starts that
     /// large, so a big page is not copied again and again as it grows.
     last_sizes: HashMap<String, std::sync::atomic::AtomicUsize>,
+    /// The `render_cached` fragments of this build (the registered function holds them;
+    /// kept here for tests to look at).
+    #[cfg_attr(not(test), allow(dead_code))]
+    fragments: Arc<FragmentCache>,
 }
 
 impl Renderer {
@@ -262,6 +284,7 @@ impl Renderer {
             tera,
             hashes,
             last_sizes,
+            fragments,
         })
     }
 
@@ -412,6 +435,39 @@ mod tests {
             render(&fresh, "list.html", &context).unwrap(),
             "<i>Dee</i>;"
         );
+    }
+
+    #[test]
+    fn a_full_fragment_cache_starts_again_and_fragments_stay_the_same() {
+        let cached = renderer(LIST);
+        // Fragments of 1 MB each: 40 of them fill the cache, which empties.
+        let big = "x".repeat(1 << 20);
+        let people: Vec<serde_json::Value> = (0..40)
+            .map(|i| serde_json::json!({"key": format!("k{i}"), "name": format!("{i}{big}")}))
+            .collect();
+        let mut context = Context::new();
+        context.insert("people", &people);
+        let first = render(&cached, "list.html", &context).unwrap();
+        assert_eq!(first.matches("<i>").count(), 40);
+        let held = cached.fragments.rendered.read().unwrap().bytes;
+        assert!(held <= FragmentCache::MAX_BYTES, "{held} bytes held");
+        assert!(held < 40 << 20, "the cache started again");
+        // The first key was dropped: it is made again, from this call's context.
+        context.insert(
+            "people",
+            &serde_json::json!([{"key": "k0", "name": "again"}]),
+        );
+        assert_eq!(
+            render(&cached, "list.html", &context).unwrap(),
+            "<i>again</i>;"
+        );
+        // The last one is still held.
+        context.insert(
+            "people",
+            &serde_json::json!([{"key": "k39", "name": "other"}]),
+        );
+        let last = render(&cached, "list.html", &context).unwrap();
+        assert!(last.starts_with("<i>39xxx"), "{}", &last[..10]);
     }
 
     #[test]
