@@ -14,7 +14,16 @@
 //! * what means nothing on a web page: `\label{..}`, `\tag{..}`, `\nonumber`, size
 //!   declarations (`\small`, `\large`);
 //! * common author macros with one obvious meaning: `\C` and `\Q` (besides `\R`, `\N`,
-//!   `\Z`) as blackboard bold, `\eps` as `\varepsilon`.
+//!   `\Z`) as blackboard bold, `\eps` as `\varepsilon`; standard operator names written as
+//!   commands (`\Aut`, `\End`, `\Hom`, `\Spec`, `\Tr`, `\GL`, `\Sym`, `\Ext`, `\coker`,
+//!   ...) as upright operators; one letter in a math alphabet (`\CC`, `\RR`, `\bbR` as
+//!   blackboard bold, `\cA`, `\mcA` as calligraphic, `\frkh` as Fraktur, `\lie g` as
+//!   `\mathfrak g`); `\wt`, `\wh` as `\widetilde`, `\widehat` (not before `(`: `\wt(b)` is a
+//!   weight);
+//! * `\H`, the double acute accent, as KaTeX reads it in math too;
+//! * `\operatorname{..}`, `\operatorname*{..}` and `\mathop{..}` whose argument holds
+//!   commands or scripts (`\operatorname{\mathsf{lex}}`): the converter would show that
+//!   argument as literal text, so it gets it as `\mathop\mathrm{..}` (`\mathop\mathord{..}`).
 //!
 //! Any other command is left as it is, so an author's own macro still fails to convert and
 //! keeps its source text.
@@ -96,12 +105,118 @@ fn replacement(name: &str) -> Option<&'static str> {
         "j" => "\\jmath",
         "v" => "\\check",
         "u" => "\\breve",
+        // The text accent `\H` (double acute), as KaTeX reads it in math too.
+        "H" => "\\overset{\u{2dd}}",
+        // `\lie g`, `\lie{sl}`: a Lie algebra's name in Fraktur.
+        "lie" => "\\mathfrak",
         // What means nothing on a web page.
         "nonumber" | "notag" | "nobreak" | "allowbreak" | "tiny" | "scriptsize"
         | "footnotesize" | "small" | "normalsize" | "large" | "Large" | "LARGE" | "huge"
         | "Huge" => "",
         _ => return None,
     })
+}
+
+/// Operator names that authors define as commands of their own (`\Aut`, `\Hom`, `\Spec`)
+/// and that have one meaning: the upright operator of that name. The converter knows
+/// `\ker`, `\hom`, `\sgn`, `\Im`, `\Re` and the like itself.
+fn operator_name(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Aut" => "Aut",
+        "End" => "End",
+        "Hom" => "Hom",
+        "Rep" => "Rep",
+        "Spec" => "Spec",
+        "Proj" => "Proj",
+        "Ker" => "Ker",
+        "Tr" => "Tr",
+        "tr" => "tr",
+        "rank" => "rank",
+        "rk" => "rk",
+        "id" => "id",
+        "Id" => "Id",
+        "GL" => "GL",
+        "SL" => "SL",
+        "SO" => "SO",
+        "SU" => "SU",
+        "PSL" => "PSL",
+        "PGL" => "PGL",
+        "Sp" => "Sp",
+        "Sym" => "Sym",
+        "Gal" => "Gal",
+        "Pic" => "Pic",
+        "Ext" => "Ext",
+        "Tor" => "Tor",
+        "coker" => "coker",
+        "Coker" => "Coker",
+        "im" => "im",
+        "supp" => "supp",
+        "diam" => "diam",
+        "vol" => "vol",
+        "Lie" => "Lie",
+        "Mor" => "Mor",
+        "Isom" => "Isom",
+        "Out" => "Out",
+        "Inn" => "Inn",
+        "Der" => "Der",
+        "Ad" => "Ad",
+        "ad" => "ad",
+        "Res" => "Res",
+        "Ind" => "Ind",
+        "Stab" => "Stab",
+        "codim" => "codim",
+        "Irr" => "Irr",
+        "Mat" => "Mat",
+        "Vect" => "Vect",
+        "Var" => "Var",
+        "Cov" => "Cov",
+        "erf" => "erf",
+        "argmax" => "arg\\,max",
+        "argmin" => "arg\\,min",
+        _ => return None,
+    })
+}
+
+/// Shorthands for one letter in a math alphabet: `\CC`, `\RR`, `\ZZ` (a doubled letter)
+/// and `\bbR` as blackboard bold, `\cA`, `\mcA` as calligraphic, `\frakg`, `\frkh` as
+/// Fraktur. The command that sets the alphabet, and the letter.
+fn letter_shorthand(name: &str) -> Option<(&'static str, char)> {
+    let bytes = name.as_bytes();
+    let last = *bytes.last()?;
+    let letter = char::from(last);
+    let prefix = &name[..name.len() - 1];
+    match prefix {
+        "C" | "R" | "Z" | "N" | "Q" | "F" | "K" | "P" | "E" | "T" | "D"
+            if prefix.as_bytes()[0] == last =>
+        {
+            Some(("\\mathbb", letter))
+        }
+        "bb" if last.is_ascii_uppercase() => Some(("\\mathbb", letter)),
+        "c" | "mc" if last.is_ascii_uppercase() => Some(("\\mathcal", letter)),
+        "frak" | "frk" if last.is_ascii_alphabetic() => Some(("\\mathfrak", letter)),
+        _ => None,
+    }
+}
+
+/// `\wt` and `\wh`, the common shorthands for `\widetilde` and `\widehat`.
+fn wide_accent(name: &str) -> Option<&'static str> {
+    match name {
+        "wt" => Some("\\widetilde"),
+        "wh" => Some("\\widehat"),
+        _ => None,
+    }
+}
+
+/// Writes the operator named `text` (TeX for upright text): as `\operatorname{text}`, or as
+/// `\mathop\mathrm{text}` when it holds a command (see [`Rewriter::operator`]).
+fn push_operator(out: &mut String, text: &str) {
+    if text.contains('\\') {
+        out.push_str("\\mathop\\mathrm{");
+    } else {
+        out.push_str("\\operatorname{");
+    }
+    out.push_str(text);
+    out.push('}');
 }
 
 /// Commands whose one brace argument is dropped with them.
@@ -150,6 +265,10 @@ fn takes_delimiter(name: &str) -> bool {
 /// Whether the control word `name` is rewritten by [`rewrite_math`].
 fn is_rewritten(name: &str) -> bool {
     replacement(name).is_some()
+        || operator_name(name).is_some()
+        || letter_shorthand(name).is_some()
+        || matches!(name, "operatorname" | "mathop")
+        || wide_accent(name).is_some()
         || dropped_with_argument(name)
         || infix(name).is_some()
         || takes_delimiter(name)
@@ -266,6 +385,28 @@ impl Rewriter<'_> {
                         self.out.push_str(replacement);
                         continue;
                     }
+                    if let Some(operator) = operator_name(name) {
+                        push_operator(&mut self.out, operator);
+                        continue;
+                    }
+                    if let Some((font, letter)) = letter_shorthand(name) {
+                        self.out.push_str(font);
+                        self.out.push('{');
+                        self.out.push(letter);
+                        self.out.push('}');
+                        continue;
+                    }
+                    if let Some(accent) = wide_accent(name) {
+                        // `\wt(b)` is a weight, not an accent over `(`.
+                        if !self.tex[pos..to].trim_start().starts_with('(') {
+                            self.out.push_str(accent);
+                            continue;
+                        }
+                    }
+                    if matches!(name, "operatorname" | "mathop") {
+                        pos = self.operator(name, pos, to, depth);
+                        continue;
+                    }
                     if dropped_with_argument(name) {
                         pos = self.skip_argument(pos, to);
                         continue;
@@ -280,6 +421,43 @@ impl Rewriter<'_> {
             }
             self.out.push_str(&self.tex[spanned.start..spanned.end]);
         }
+    }
+
+    /// Writes `\operatorname` or `\mathop` (the control word `name`, which ends at `pos`)
+    /// with its argument, and returns where to go on. The converter takes a group argument
+    /// of either as literal text, so an argument that holds commands, groups or scripts
+    /// (`\operatorname{\mathsf{lex}}`, `\mathop{\bigoplus}`) is handed to it as one command
+    /// instead: `\mathop\mathrm{..}` for an operator name, `\mathop\mathord{..}` for
+    /// `\mathop`. `\operatorname*` (limits below in display math) becomes `\mathop\mathrm`.
+    fn operator(&mut self, name: &str, pos: usize, to: usize, depth: usize) -> usize {
+        let starred = name == "operatorname" && self.tex[pos..to].starts_with('*');
+        let after_star = pos + usize::from(starred);
+        let open = after_star + self.tex[after_star..to].len()
+            - self.tex[after_star..to].trim_start().len();
+        let group = (self.tex.as_bytes().get(open) == Some(&b'{'))
+            .then(|| self.closing(open, to))
+            .flatten();
+        let Some(close) = group else {
+            self.out.push('\\');
+            self.out.push_str(name);
+            return after_star;
+        };
+        let inner = &self.tex[open + 1..close];
+        let literal = !inner.contains(['\\', '{', '}', '^', '_']);
+        if literal && !starred {
+            self.out.push('\\');
+            self.out.push_str(name);
+            self.out.push_str(&self.tex[pos..=close]);
+            return close + 1;
+        }
+        self.out.push_str(if name == "mathop" {
+            "\\mathop\\mathord{"
+        } else {
+            "\\mathop\\mathrm{"
+        });
+        self.region(open + 1, close, depth + 1);
+        self.out.push('}');
+        close + 1
     }
 
     /// Where the brace argument after `pos` (and spaces) ends; `pos` when there is none.
@@ -400,6 +578,89 @@ mod tests {
         );
         // Other short author macros are left alone.
         assert_eq!(rewrite(r"\D \K \Z"), r"\D \K \mathbb{Z}");
+    }
+
+    #[test]
+    fn operator_names_are_upright() {
+        assert_eq!(rewrite(r"\Aut(G)"), r"\operatorname{Aut}(G)");
+        assert_eq!(
+            rewrite(r"\Rep_{\mathcal{D}}(G) \to \End V"),
+            r"\operatorname{Rep}_{\mathcal{D}}(G) \to \operatorname{End} V"
+        );
+        assert_eq!(
+            rewrite(r"\GL_n \SL_2 \Spec R \im f \id"),
+            r"\operatorname{GL}_n \operatorname{SL}_2 \operatorname{Spec} R \operatorname{im} f \operatorname{id}"
+        );
+        assert_eq!(rewrite(r"\argmax_x"), r"\mathop\mathrm{arg\,max}_x");
+        // What the converter knows itself, and longer names, are left alone.
+        assert_eq!(
+            rewrite(r"\ker f \Im z \Automorphism"),
+            r"\ker f \Im z \Automorphism"
+        );
+    }
+
+    #[test]
+    fn letter_shorthands() {
+        assert_eq!(
+            rewrite(r"\CC^n \RR \ZZ \QQ"),
+            r"\mathbb{C}^n \mathbb{R} \mathbb{Z} \mathbb{Q}"
+        );
+        assert_eq!(rewrite(r"\bbR \bbH"), r"\mathbb{R} \mathbb{H}");
+        assert_eq!(rewrite(r"\cC \mcA"), r"\mathcal{C} \mathcal{A}");
+        assert_eq!(rewrite(r"\frkh \frakg"), r"\mathfrak{h} \mathfrak{g}");
+        assert_eq!(rewrite(r"\lie{sl}_2"), r"\mathfrak{sl}_2");
+        // Not doubled, lower case or unknown prefixes stay.
+        assert_eq!(
+            rewrite(r"\CR \cc \bbr \xA \HH \AA"),
+            "\\CR \\cc \\bbr \\xA \\HH \\text{\u{c5}}"
+        );
+    }
+
+    #[test]
+    fn wide_accent_shorthands() {
+        assert_eq!(rewrite(r"\wt{V}_{\Cal T}"), r"\widetilde{V}_{\mathcal T}");
+        assert_eq!(rewrite(r"\wt {\Cal D'}"), r"\widetilde {\mathcal D'}");
+        assert_eq!(rewrite(r"\wh X"), r"\widehat X");
+        // `\wt(b)` is a weight.
+        assert_eq!(rewrite(r"\wt(b)"), r"\wt(b)");
+    }
+
+    #[test]
+    fn operatorname_arguments_with_commands() {
+        assert_eq!(
+            rewrite(r"\operatorname{\mathsf{lex}}(A)"),
+            r"\mathop\mathrm{\mathsf{lex}}(A)"
+        );
+        assert_eq!(
+            rewrite(r"\operatorname{\widehat{HFL}}(K)"),
+            r"\mathop\mathrm{\widehat{HFL}}(K)"
+        );
+        assert_eq!(rewrite(r"\operatorname{Rep_q}"), r"\mathop\mathrm{Rep_q}");
+        assert_eq!(
+            rewrite(r"\mathop{\bigoplus}_i"),
+            r"\mathop\mathord{\bigoplus}_i"
+        );
+        assert_eq!(
+            rewrite(r"\operatorname*{arg\,min}_x"),
+            r"\mathop\mathrm{arg\,min}_x"
+        );
+        // The table applies inside the argument.
+        assert_eq!(
+            rewrite(r"\operatorname{\Bbb Z}"),
+            r"\mathop\mathrm{\mathbb Z}"
+        );
+        // Plain names are left as they are.
+        assert_eq!(
+            rewrite(r"\operatorname{Hom}(A,B)"),
+            r"\operatorname{Hom}(A,B)"
+        );
+        assert_eq!(rewrite(r"\mathop{lim}"), r"\mathop{lim}");
+        assert_eq!(rewrite(r"\operatorname x"), r"\operatorname x");
+    }
+
+    #[test]
+    fn double_acute_as_katex_reads_it() {
+        assert_eq!(rewrite(r"\H(C)"), "\\overset{\u{2dd}}(C)");
     }
 
     #[test]

@@ -2615,6 +2615,29 @@ mod tests {
     }
 
     #[test]
+    fn author_operator_names_and_shorthands_render() {
+        let r = clean(r"$\Aut(G)$ and $\Rep_{\mathcal{D}}(G)$ over $\CC$");
+        assert!(r.html.contains("<mi>Aut</mi>"), "{}", r.html);
+        assert!(r.html.contains("<mi>Rep</mi>"), "{}", r.html);
+        assert_eq!(r.text, "Aut(G) and Rep_D(G) over ℂ");
+        let r = clean(r"$\operatorname{\mathsf{lex}}(A)$, $\wt{V}$, $\cC$");
+        let shown: String = r
+            .html
+            .split("<annotation")
+            .map(|part| {
+                part.split_once("</annotation>")
+                    .map_or(part, |(_, rest)| rest)
+            })
+            .collect();
+        assert!(!shown.contains('\\'), "{shown}");
+        assert!(shown.contains("<mi>𝗅</mi><mi>𝖾</mi><mi>𝗑</mi>"), "{shown}");
+        assert!(r.html.contains("𝒞"), "{}", r.html);
+        // KaTeX reads `\H` as the double acute accent.
+        let r = clean(r"$\H(C)$");
+        assert!(r.html.contains("<mover>"), "{}", r.html);
+    }
+
+    #[test]
     fn rejected_math_keeps_source() {
         for s in [
             r"$\frac{a$",
