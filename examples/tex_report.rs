@@ -5,7 +5,8 @@
 //! ```
 //!
 //! Reads every `*.txt` under `RECORDS_DIR` (subfolders included), links the records into
-//! papers as a build does, and converts each paper's title and abstract. It prints one
+//! papers as a build does, and converts each paper's title and abstract (macros that a
+//! paper defines apply to its later texts, as in a build). It prints one
 //! JSON object a line, in a fixed order, so that the same input gives the same bytes:
 //!
 //! - `{"fragment": SOURCE, "tex": TEX, "display": BOOL, "error": null | REASON}` for each
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use profilegen::graph::link;
 use profilegen::records::parse_record_file;
-use profilegen::tex::{math_fragments, render_tex};
+use profilegen::tex::{math_fragments_with, render_tex_with, Definitions};
 use serde_json::json;
 
 fn main() {
@@ -44,11 +45,14 @@ fn main() {
     for paper in &graph.papers {
         let paragraphs = paper.abstract_text.iter().flat_map(|a| a.split("\n\n"));
         let mut commands = BTreeSet::new();
+        // Macros a paper defines apply to its later texts (one set for each reader).
+        let (mut for_fragments, mut for_pages) = (Definitions::new(), Definitions::new());
         for text in std::iter::once(paper.title.as_str()).chain(paragraphs) {
-            for fragment in math_fragments(text) {
+            for fragment in math_fragments_with(text, &mut for_fragments) {
                 fragments.entry(fragment.source.clone()).or_insert(fragment);
             }
-            commands.extend(visible_commands(&render_tex(text).html));
+            let html = render_tex_with(text, &mut for_pages).html;
+            commands.extend(visible_commands(&html));
         }
         if !commands.is_empty() {
             pages.push((paper.slug.clone(), commands));

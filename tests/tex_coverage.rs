@@ -12,7 +12,7 @@ use std::path::Path;
 use common::{pages_in, Site};
 use profilegen::graph::link;
 use profilegen::records::parse_record_file;
-use profilegen::tex::math_fragments;
+use profilegen::tex::{math_fragments_with, Definitions};
 use scraper::{ElementRef, Html, Node, Selector};
 
 /// The largest share of fragments shown as source, and of pages showing TeX commands.
@@ -47,8 +47,9 @@ fn few_math_fragments_are_shown_as_source() {
     let mut fragments = BTreeMap::new();
     for paper in &graph.papers {
         let texts = std::iter::once(paper.title.as_str()).chain(paper.abstract_text.as_deref());
+        let mut definitions = Definitions::new();
         for text in texts.flat_map(|t| t.split("\n\n")) {
-            for fragment in math_fragments(text) {
+            for fragment in math_fragments_with(text, &mut definitions) {
                 fragments.insert(fragment.source.clone(), fragment.error);
             }
         }

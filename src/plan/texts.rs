@@ -10,7 +10,7 @@ use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::SiteGraph;
 use crate::hash;
 use crate::reuse::Reuse;
-use crate::tex::render_tex;
+use crate::tex::{render_tex_with, Definitions};
 
 /// A paper's title and abstract after TeX conversion.
 #[derive(Debug, Clone, Default)]
@@ -27,15 +27,16 @@ pub struct PaperText {
     pub warnings: Vec<String>,
 }
 
-/// Converts a title and an abstract.
+/// Converts a title and an abstract; macros defined in one apply to what follows.
 fn convert_text(title: &str, abstract_text: Option<&str>) -> PaperText {
     let mut warnings = Vec::new();
-    let title = render_tex(title);
+    let mut definitions = Definitions::new();
+    let title = render_tex_with(title, &mut definitions);
     warnings.extend(title.warnings);
     let mut abstract_html = Vec::new();
     let mut paragraphs = Vec::new();
     for paragraph in abstract_text.iter().flat_map(|a| a.split("\n\n")) {
-        let rendered = render_tex(paragraph);
+        let rendered = render_tex_with(paragraph, &mut definitions);
         abstract_html.push(rendered.html);
         paragraphs.push(rendered.text);
         warnings.extend(rendered.warnings);

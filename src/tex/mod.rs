@@ -76,9 +76,11 @@
 //! The source is split into tokens (text runs, control words and symbols, braces, `$` and
 //! `$$`) by the submodule `lex`, the tokenizer that the citation exports ([`crate::cite`])
 //! read titles with too, and the letters and accents of text mode come from the one table in
-//! the submodule `letters`. Math passes through the macro table of the submodule `macros`
-//! (`\mathscr`, `\frak`, `\over`, `\R`, ...) before conversion. This module adds the reading described above: pandoc's rules for
-//! `$`, groups and their markup, and dashes, quotes and URLs inside text runs.
+//! the submodule `letters`. Macros that the paper defines (`\newcommand`, `\def`: the
+//! submodule `defs`, see [`render_tex_with`]) are expanded, then math passes through the
+//! macro table of the submodule `macros` (`\mathscr`, `\frak`, `\over`, `\R`, ...) before
+//! conversion. This module adds the reading described above: pandoc's rules for `$`, groups
+//! and their markup, and dashes, quotes and URLs inside text runs.
 //!
 //! # Cost
 //!
@@ -87,6 +89,7 @@
 //! (brace matching is precomputed, math delimiters are searched for at most once per
 //! region), and math fragments are limited in length and nesting, so the run time is linear.
 
+mod defs;
 pub(crate) mod letters;
 pub(crate) mod lex;
 mod macros;
@@ -100,6 +103,7 @@ use pulldown_latex::event::{
 use pulldown_latex::{push_mathml, Event, Parser, RenderConfig, Storage};
 use unicode_normalization::UnicodeNormalization;
 
+pub use defs::Definitions;
 use letters::{dotless_letter, letter_accent, letter_command, symbol_accent};
 use lex::{MathDelimiter, Spanned, Token, Tokens};
 
@@ -144,12 +148,22 @@ pub struct MathFragment {
 /// ```
 #[must_use]
 pub fn math_fragments(input: &str) -> Vec<MathFragment> {
+    math_fragments_with(input, &mut Definitions::new())
+}
+
+/// [`math_fragments`] for one of a paper's texts, with the macros its earlier texts
+/// defined (`definitions`), to which this text's definitions are added: as
+/// [`render_tex_with`] reads it.
+#[must_use]
+pub fn math_fragments_with(input: &str, definitions: &mut Definitions) -> Vec<MathFragment> {
     if !has_tex(input) {
         return Vec::new();
     }
-    let mut converter = Converter::new(input);
+    let mut converter = Converter::new(input, std::mem::take(definitions));
     converter.fragments = Some(Vec::new());
-    converter.run().1.unwrap_or_default()
+    let (_, fragments, defined) = converter.run();
+    *definitions = defined;
+    fragments.unwrap_or_default()
 }
 
 /// Converts a title or abstract. Never panics, runs in time linear in the input
@@ -164,6 +178,27 @@ pub fn math_fragments(input: &str) -> Vec<MathFragment> {
 /// ```
 #[must_use]
 pub fn render_tex(input: &str) -> TexRendering {
+    render_tex_with(input, &mut Definitions::new())
+}
+
+/// [`render_tex`] for one of a paper's texts (its title, then each abstract paragraph in
+/// order), with the macros its earlier texts defined: math may call them, and the
+/// definitions this text makes (`\newcommand`, `\def`, ...) are added to `definitions`
+/// for the texts after it. A math fragment made only of definitions renders as nothing.
+///
+/// ```
+/// # use profilegen::tex::{render_tex_with, Definitions};
+/// let mut definitions = Definitions::new();
+/// let abstract_start = render_tex_with(
+///     r"$\newcommand{\set}[1]{\mathbb{#1}}$We study $\set{R}$.",
+///     &mut definitions,
+/// );
+/// assert!(abstract_start.html.starts_with("We study <math"));
+/// assert_eq!(abstract_start.text, "We study ℝ.");
+/// assert!(abstract_start.warnings.is_empty());
+/// ```
+#[must_use]
+pub fn render_tex_with(input: &str, definitions: &mut Definitions) -> TexRendering {
     if !has_tex(input) {
         let mut html = String::with_capacity(input.len() + input.len() / 16);
         push_escaped(&mut html, input);
@@ -173,7 +208,9 @@ pub fn render_tex(input: &str) -> TexRendering {
             warnings: Vec::new(),
         };
     }
-    Converter::new(input).run().0
+    let (rendering, _, defined) = Converter::new(input, std::mem::take(definitions)).run();
+    *definitions = defined;
+    rendering
 }
 
 /// Whether `input` contains anything the converter would change beyond escaping.
@@ -251,10 +288,12 @@ struct Converter<'a> {
     no_close: [Option<(usize, usize)>; 6],
     /// The math fragments read so far, when [`math_fragments`] asks for them.
     fragments: Option<Vec<MathFragment>>,
+    /// The macros defined so far in the paper's texts.
+    defs: Definitions,
 }
 
 impl<'a> Converter<'a> {
-    fn new(src: &'a str) -> Self {
+    fn new(src: &'a str, defs: Definitions) -> Self {
         let bytes = src.as_bytes();
         Converter {
             src,
@@ -268,11 +307,13 @@ impl<'a> Converter<'a> {
             open_single_quotes: 0,
             no_close: [None; 6],
             fragments: None,
+            defs,
         }
     }
 
-    /// Converts the whole source; also returns the math fragments, when they were asked for.
-    fn run(mut self) -> (TexRendering, Option<Vec<MathFragment>>) {
+    /// Converts the whole source; also returns the math fragments, when they were asked
+    /// for, and the macros defined by the end of it.
+    fn run(mut self) -> (TexRendering, Option<Vec<MathFragment>>, Definitions) {
         let mut pos = 0;
         loop {
             let (end, closer_base) = *self.frames.last().expect("the root frame is never popped");
@@ -295,7 +336,7 @@ impl<'a> Converter<'a> {
             text: self.text,
             warnings: self.warnings,
         };
-        (rendering, self.fragments)
+        (rendering, self.fragments, self.defs)
     }
 
     /// Handles the token `spanned` (inside a group ending at `end`) and returns where to go
@@ -483,6 +524,19 @@ impl<'a> Converter<'a> {
     fn command(&mut self, pos: usize, name: &str, name_end: usize, end: usize) -> usize {
         let after_spaces = self.skip_spaces(name_end, end);
 
+        if defs::is_definition(name) {
+            // A definition in text defines for the math after it, and shows nothing.
+            if let Some(to) = self.defs.read(&self.src[..end], pos) {
+                return to;
+            }
+            return self.unknown(pos, name_end, end, "macro definition not understood");
+        }
+        if self.defs.defines(name) {
+            if let Some(to) = self.inline_math(pos, name_end, end) {
+                return to;
+            }
+        }
+
         if let Some(markup) = wrapping_command(name) {
             if let Some((open, close)) = self.brace_arg(name_end, end) {
                 self.frames.push((close, self.closers.len()));
@@ -637,9 +691,15 @@ impl<'a> Converter<'a> {
             self.emit(symbol);
             return Some(name_end);
         }
+        self.inline_math(pos, name_end, end)
+    }
+
+    /// Converts the command at `pos`, whose name ends at `name_end`, with its arguments and
+    /// scripts, as inline math (a lone character as text); None when it does not convert.
+    fn inline_math(&mut self, pos: usize, name_end: usize, end: usize) -> Option<usize> {
         let args_end = self.arguments_end(name_end, end);
         let to = self.scripts_end(args_end, end);
-        let (mathml, text) = convert_math(&self.src[pos..to], false).ok()?;
+        let (mathml, text) = convert_math(&self.src[pos..to], false, &self.defs).ok()?;
         if to == name_end && text.chars().count() == 1 {
             self.emit(&text);
         } else {
@@ -912,7 +972,12 @@ impl<'a> Converter<'a> {
 
     /// Converts the math `tex`, whose whole source (with delimiters) is `src[from..to]`.
     fn math(&mut self, tex: &str, from: usize, to: usize, display: bool) {
-        let converted = convert_math(tex, display);
+        let converted = match self.defs.take_from(tex) {
+            Ok(None) => convert_math(tex, display, &self.defs),
+            Ok(Some(rest)) if rest.trim().is_empty() => Ok((String::new(), String::new())),
+            Ok(Some(rest)) => convert_math(&rest, display, &self.defs),
+            Err(reason) => Err(reason),
+        };
         if let Some(fragments) = &mut self.fragments {
             fragments.push(MathFragment {
                 source: self.src[from..to].to_owned(),
@@ -1127,21 +1192,22 @@ const PROTECTED: [(char, char); 5] = [
     ('\'', '\u{fdd4}'),
 ];
 
-/// Converts the math `tex` to `(MathML, text form)`, or says why it could not. Commands of
-/// the macro table (the submodule `macros`) are rewritten first into ones the converter
-/// knows.
+/// Converts the math `tex` to `(MathML, text form)`, or says why it could not. The calls
+/// of the macros in `defs` are expanded first (the submodule `defs`), then the commands of
+/// the macro table (the submodule `macros`) are rewritten into ones the converter knows.
 ///
 /// The converter's parser recurses once per command used as an unbraced argument of another
 /// (`\frac1\frac1...`), up to some 10 KiB of stack per level in a debug build. A fragment with
 /// at most [`MAX_SIMPLE_MATH_NESTING`] commands and braces cannot nest deeper than that and is
 /// converted on the calling thread; a larger one (rare: at most [`MAX_MATH_BYTES`] long) is
 /// converted on a helper thread with a stack big enough for any fragment of that size.
-fn convert_math(tex: &str, display: bool) -> Result<(String, String), String> {
+fn convert_math(tex: &str, display: bool, defs: &Definitions) -> Result<(String, String), String> {
     if tex.len() > MAX_MATH_BYTES {
         return Err(format!("longer than {MAX_MATH_BYTES} bytes"));
     }
     let source = tex;
-    let rewritten = macros::rewrite_math(tex);
+    let expanded = defs.expand(tex)?;
+    let rewritten = macros::rewrite_math(&expanded);
     let tex = &*rewritten;
     let nesting = check_math_source(tex)?;
     if nesting <= MAX_SIMPLE_MATH_NESTING {
@@ -2638,12 +2704,71 @@ mod tests {
     }
 
     #[test]
+    fn author_definitions_apply_to_later_math() {
+        let mut definitions = Definitions::new();
+        let r = render_tex_with(
+            r"$\newcommand{\poly}{_{\operatorname{poly}}}\newcommand{\cx}[1]{\mathcal{#1}\poly}$We map $T\poly(M)$ to $\cx{D}$.",
+            &mut definitions,
+        );
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert!(r.html.starts_with("We map <math"), "{}", r.html);
+        assert_eq!(r.text, "We map T_poly(M) to D_poly.");
+        // The definitions carry over to the paper's next text, not to other papers.
+        let next = render_tex_with(r"Here $\cx{T}$ and \cx{D}.", &mut definitions);
+        assert!(next.warnings.is_empty(), "{:?}", next.warnings);
+        assert_eq!(next.text, "Here T_poly and D_poly.");
+        assert_eq!(render_tex(r"$\cx{T}$").warnings.len(), 1);
+        // Definitions in text define too, and show nothing.
+        let mut definitions = Definitions::new();
+        let r = render_tex_with(
+            r"\def\ip#1#2{\langle #1,#2\rangle}Let $\ip{u}{v}=0$.",
+            &mut definitions,
+        );
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(r.text, "Let ⟨u, v⟩ = 0.");
+        // Only the definitions of a fragment are removed from it.
+        let r = clean(r"$\def\x{y}\x^2$");
+        assert_eq!(r.text, "y^2");
+        // The fragments of a paper, as the build renders them.
+        let mut definitions = Definitions::new();
+        let fragments = math_fragments_with(r"$\def\x{y}$ and $\x$", &mut definitions);
+        assert_eq!(fragments.len(), 2);
+        assert!(fragments.iter().all(|f| f.error.is_none()), "{fragments:?}");
+    }
+
+    #[test]
+    fn recursive_definitions_end_with_a_warning() {
+        for s in [
+            r"$\def\a{\a\a}$ then $\a$",
+            r"$\def\a{\a}$ then $\a$",
+            r"\def\a{\a x\a} then $\a$",
+            r"$\newcommand{\a}[1]{\a{#1#1}}$ then $\a{x}$",
+        ] {
+            let start = std::time::Instant::now();
+            let r = render_tex(s);
+            assert!(start.elapsed() < std::time::Duration::from_secs(2), "{s}");
+            assert_eq!(r.warnings.len(), 1, "{s}: {:?}", r.warnings);
+            assert!(
+                r.warnings[0].contains("macro expansion"),
+                "{:?}",
+                r.warnings
+            );
+            assert!(
+                r.text.ends_with(" then $\\a$") || r.text.ends_with(" then $\\a{x}$"),
+                "{}",
+                r.text
+            );
+        }
+    }
+
+    #[test]
     fn rejected_math_keeps_source() {
         for s in [
             r"$\frac{a$",
             r"$\undefinedcommand x$",
             r"$a}$",
-            r"$\def\x{y}\x$",
+            r"$\def\x#2{y}\x$",
+            r"$\def\a{\a\a}\a$",
             "$$ $$",
         ] {
             let r = render_tex(s);
