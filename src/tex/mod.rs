@@ -555,6 +555,9 @@ impl<'a> Converter<'a> {
             }
             return after_spaces;
         }
+        if let Some(to) = self.split_greek_letter(name, name_end, end) {
+            return to;
+        }
         if let Some(mark) = letter_accent(name) {
             return self.accent(pos, mark, name_end, end);
         }
@@ -590,8 +593,12 @@ impl<'a> Converter<'a> {
                 self.unknown(pos, name_end, end, "command without its `{...}` argument")
             }
             "noindent" | "relax" | "par" | "newline" | "linebreak" | "allowbreak"
-            | "nolinebreak" | "protect" | "xspace" | "unskip" => {
-                if matches!(name, "par" | "newline" | "linebreak") {
+            | "nolinebreak" | "protect" | "xspace" | "unskip" | "smallskip" | "medskip"
+            | "bigskip" => {
+                if matches!(
+                    name,
+                    "par" | "newline" | "linebreak" | "smallskip" | "medskip" | "bigskip"
+                ) {
                     self.emit(" ");
                 }
                 after_spaces
@@ -822,6 +829,23 @@ impl<'a> Converter<'a> {
                 after
             }
         }
+    }
+
+    /// Reads `\b{eta}`, `\r{ho}`, `\k{appa}`: a one-letter accent command whose braced
+    /// argument completes the name of a Greek letter, as β, ρ, κ (no accent makes sense
+    /// on a whole word). None for anything else (`\k{e}` is ę).
+    fn split_greek_letter(&mut self, name: &str, name_end: usize, end: usize) -> Option<usize> {
+        if name.len() != 1 || letter_accent(name).is_none() {
+            return None;
+        }
+        let (open, close) = self.brace_arg(name_end, end)?;
+        let rest = &self.src[open + 1..close];
+        if rest.len() < 2 || !rest.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return None;
+        }
+        let letter = symbols::greek_letter(&format!("{name}{rest}"))?;
+        self.emit_char(letter);
+        Some(close + 1)
     }
 
     /// Applies the accent `mark` (a combining character) of the command at `pos`, whose
@@ -2759,6 +2783,26 @@ mod tests {
                 r.text
             );
         }
+    }
+
+    #[test]
+    fn greek_letters_split_by_an_accent_command() {
+        let r = clean(
+            r"moderate to low \b{eta} plasma at radius \r{ho} = 0.88, \r{ho}i and \k{appa} > 0.58",
+        );
+        assert_eq!(
+            r.text,
+            "moderate to low β plasma at radius ρ = 0.88, ρi and κ > 0.58"
+        );
+        assert_eq!(r.html, r.text.replace('>', "&gt;"));
+        // Real accents stay accents.
+        assert_eq!(clean(r"B\k{e}dlewo \r{a} \b{b}").text, "Będlewo å ḇ");
+    }
+
+    #[test]
+    fn layout_and_word_macros_in_text() {
+        let r = clean(r#"algebras. \smallskip More by P\"{u}tterich~\etal [1]"#);
+        assert_eq!(r.text, "algebras.  More by Pütterich\u{a0}et al. [1]");
     }
 
     #[test]

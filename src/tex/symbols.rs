@@ -21,7 +21,33 @@ pub(crate) fn text_symbol(name: &str) -> Option<&'static str> {
         "mus" => "µs",
         "textpm" => "±",
         "texttimes" => "×",
+        "etal" => "et al.",
         "textminus" => "−",
+        _ => return None,
+    })
+}
+
+/// The Greek letter named `name` (`beta` → β), for the names that an accent command can
+/// swallow the start of: `\b{eta}` is `\beta`, `\r{ho}` is `\rho` and `\k{appa}` is
+/// `\kappa` after a conversion that lost a backslash-word boundary.
+pub(crate) fn greek_letter(name: &str) -> Option<char> {
+    Some(match name {
+        "beta" => 'β',
+        "rho" => 'ρ',
+        "kappa" => 'κ',
+        "chi" => 'χ',
+        "tau" => 'τ',
+        "theta" => 'θ',
+        "vartheta" => 'ϑ',
+        "varepsilon" => 'ε',
+        "varphi" => 'φ',
+        "varrho" => 'ϱ',
+        "varsigma" => 'ς',
+        "varpi" => 'ϖ',
+        "upsilon" => 'υ',
+        "delta" => 'δ',
+        "Delta" => 'Δ',
+        "Theta" => 'Θ',
         _ => return None,
     })
 }
