@@ -1384,12 +1384,22 @@ fn protected_string(event: &Event<'_>) -> Option<String> {
     }
 }
 
+/// The text the parser gives for a no-break space (`\ `, `~`), as HTML.
+const NBSP_TEXT: &str = "&nbsp;";
+
 /// The event as handed to the renderer: [`PROTECTED`] characters replaced by stand-ins,
 /// `mu` dimensions turned into `em` (the renderer prints the converted value with the
 /// unit `mu`, which browsers and the HTML checker reject) and heightful spaces given a width
-/// (the renderer drops the opening of the element without one).
+/// (the renderer drops the opening of the element without one). The parser's text
+/// `&nbsp;` (for `\ `, `~` and `\nobreakspace`), which the renderer would escape into a
+/// visible `&nbsp;`, becomes a space of the width of TeX's interword space.
 fn fix_event<'e>(event: &Event<'e>, owned: Option<&'e str>) -> Event<'e> {
     match (event, owned) {
+        (Event::Content(Content::Text(NBSP_TEXT)), _) => Event::Space {
+            width: Some(Dimension::new(0.333, DimensionUnit::Em)),
+            height: None,
+            depth: None,
+        },
         (Event::Content(Content::Text(_)), Some(s)) => Event::Content(Content::Text(s)),
         (Event::Content(Content::Number(_)), Some(s)) => Event::Content(Content::Number(s)),
         (Event::Content(Content::Function(_)), Some(s)) => Event::Content(Content::Function(s)),
@@ -2252,6 +2262,7 @@ fn accent_below(c: char) -> Option<char> {
 /// The text of one content event.
 fn content_piece(content: &Content<'_>, font: Option<Font>) -> Piece {
     match *content {
+        Content::Text(NBSP_TEXT) => Piece::item("\u{a0}".to_owned(), Class::Ord),
         Content::Text(s) => Piece::item(s.to_owned(), Class::Ord),
         Content::Number(s) => Piece::item(s.to_owned(), Class::Ord),
         Content::Function(s) => Piece::item(s.to_owned(), Class::Func),
@@ -2803,6 +2814,19 @@ mod tests {
     fn layout_and_word_macros_in_text() {
         let r = clean(r#"algebras. \smallskip More by P\"{u}tterich~\etal [1]"#);
         assert_eq!(r.text, "algebras.  More by Pütterich\u{a0}et al. [1]");
+    }
+
+    #[test]
+    fn control_spaces_in_math_are_spaces() {
+        let r = clean(r"$M \ | \ \textrm{for}~x$");
+        assert!(!r.html.contains("nbsp"), "{}", r.html);
+        assert_eq!(
+            r.html.matches(r#"<mspace width="0.333em"#).count(),
+            3,
+            "{}",
+            r.html
+        );
+        assert!(!r.text.contains("nbsp"), "{}", r.text);
     }
 
     #[test]
