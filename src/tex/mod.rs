@@ -255,6 +255,9 @@ const MAX_MATH_BYTES: usize = 4096;
 const MAX_MATH_BRACE_DEPTH: usize = 48;
 /// Nesting limit for the MathML tree and for the text form of math.
 const MAX_TREE_DEPTH: usize = 200;
+/// Inline math whose text form is longer than this (in characters) is wrapped in a
+/// `<span class="math-wide">`, a box that scrolls sideways on narrow screens.
+const WIDE_INLINE_MATH_CHARS: usize = 32;
 /// How far an optional `[...]` argument of an unknown command is looked for.
 const MAX_OPTIONAL_ARG_BYTES: usize = 64;
 
@@ -1012,7 +1015,16 @@ impl<'a> Converter<'a> {
         }
         match converted {
             Ok((mathml, text)) => {
+                // Inline MathML does not break across lines: a long formula gets a box
+                // that scrolls sideways instead of running past the text column.
+                let wide = !display && text.chars().count() > WIDE_INLINE_MATH_CHARS;
+                if wide {
+                    self.html.push_str(r#"<span class="math-wide">"#);
+                }
                 self.html.push_str(&mathml);
+                if wide {
+                    self.html.push_str("</span>");
+                }
                 self.text.push_str(&text);
             }
             Err(reason) => {
@@ -2814,6 +2826,23 @@ mod tests {
     fn layout_and_word_macros_in_text() {
         let r = clean(r#"algebras. \smallskip More by P\"{u}tterich~\etal [1]"#);
         assert_eq!(r.text, "algebras.  More by Pütterich\u{a0}et al. [1]");
+    }
+
+    #[test]
+    fn long_inline_math_gets_a_scrolling_box() {
+        let long = r"$\mathrm{Lax}(\mathcal{C},\mathrm{Lax}(\mathcal{D},\mathcal{E})) \cong [\mathcal{C}\boxtimes \mathcal{D},\mathcal{E}] + x_1 + x_2$";
+        let r = clean(long);
+        assert!(
+            r.html
+                .starts_with(r#"<span class="math-wide"><math display="inline">"#),
+            "{}",
+            r.html
+        );
+        assert!(r.html.ends_with("</math></span>"), "{}", r.html);
+        // Short inline math and display math are not wrapped.
+        assert!(clean("$x^2$").html.starts_with("<math"));
+        let display = clean(&format!("${long}$"));
+        assert!(display.html.starts_with(r#"<math display="block">"#));
     }
 
     #[test]
