@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Browser check of built sites: installs what it needs, then runs check.mjs.
+# Browser check of built sites: installs what it needs, then runs check.mjs, or with
+# --math-layout the phone-width math layout check (math_layout.mjs) of one site.
 #   bash tests/browser/run.sh SITE_DIR [SITE_DIR...]
+#   bash tests/browser/run.sh --math-layout SITE_DIR [SCREENSHOT.png]
 # Site paths are taken relative to the current folder (normally the repository root).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
+script="check.mjs"
+if [ "${1:-}" = "--math-layout" ]; then
+  script="math_layout.mjs"
+  shift
+fi
 if [ "$#" -eq 0 ]; then
   echo "usage: bash tests/browser/run.sh SITE_DIR [SITE_DIR...]" >&2
+  echo "       bash tests/browser/run.sh --math-layout SITE_DIR [SCREENSHOT.png]" >&2
   exit 2
 fi
 
@@ -37,4 +45,4 @@ if [ ! -d "$here/node_modules/playwright-core" ] ||
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
-exec node "$here/check.mjs" "$@"
+exec node "$here/$script" "$@"
