@@ -17,7 +17,10 @@
 //! pandoc's rules, so that currency stays text: an opening `$` must be followed by a non-space,
 //! the closing `$` must be preceded by a non-space and not be followed by a digit, and the math
 //! may contain no other unescaped `$` and no blank line. Otherwise the `$` is a literal dollar,
-//! as `\$` always is.
+//! as `\$` always is. A space after the opening `$` or before the closing one is allowed, as
+//! arXiv readers see it, when the math is clearly TeX: it holds a command or a script, its
+//! braces pair up and it does not start with a digit (`$ \vec B $` is math, `$ 5 or $ 10` is
+//! not).
 //!
 //! The MathML comes from the [`pulldown-latex`](https://crates.io/crates/pulldown-latex) crate.
 //! It was chosen over the alternatives because it is pure Rust with a single small dependency
@@ -922,6 +925,11 @@ impl<'a> Converter<'a> {
                 }
             };
         }
+        if let Some(close) = self.spaced_inline_math(from, end) {
+            let tex = &self.src[from..close];
+            self.math(tex, pos, close + 1, false);
+            return close + 1;
+        }
         if from >= end || bytes[from].is_ascii_whitespace() {
             self.emit("$");
             return from;
@@ -945,6 +953,45 @@ impl<'a> Converter<'a> {
                 from
             }
         }
+    }
+
+    /// Inline math that pandoc's rules refuse for a space after the opening `$` or before
+    /// the closing one (`$ \vec B\times \nabla B $`, `${\Bbb C}((z)). $`), as arXiv
+    /// readers see it: accepted when what lies between holds a command (`\name`), `^` or
+    /// `_` and does not start with a digit (`$ 5 and $ 10` stays currency). Returns the
+    /// closing `$`; None for math that the usual rule reads, or that is not math.
+    fn spaced_inline_math(&self, from: usize, end: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let mut close = None;
+        for spanned in Tokens::starting_at(&self.src[..end], from) {
+            match spanned.token {
+                Token::Text(_)
+                    if blank_line_start(bytes, spanned.start, spanned.end, end).is_some() =>
+                {
+                    return None;
+                }
+                Token::Dollar | Token::DoubleDollar => {
+                    close = Some(spanned.start);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let close = close?;
+        let spaced = from < close
+            && (bytes[from].is_ascii_whitespace() || bytes[close - 1].is_ascii_whitespace());
+        let tex = &self.src[from..close];
+        let clearly_tex = tex.contains(['^', '_'])
+            || tex
+                .as_bytes()
+                .windows(2)
+                .any(|w| w[0] == b'\\' && w[1].is_ascii_alphabetic());
+        let valid = spaced
+            && clearly_tex
+            && balanced_braces(tex)
+            && !tex.trim_start().starts_with(|c: char| c.is_ascii_digit())
+            && !bytes.get(close + 1).is_some_and(u8::is_ascii_digit);
+        valid.then_some(close)
     }
 
     /// Looks for the `$` closing inline math opened just before `from`: the next math shift
@@ -1037,6 +1084,22 @@ impl<'a> Converter<'a> {
             }
         }
     }
+}
+
+/// Whether every `{` of `tex` is closed in it and no `}` closes what it did not open.
+fn balanced_braces(tex: &str) -> bool {
+    let mut depth = 0usize;
+    for spanned in Tokens::new(tex) {
+        match spanned.token {
+            Token::BeginGroup => depth += 1,
+            Token::EndGroup => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 /// The largest char boundary of `s` at or below `i`.
@@ -2615,11 +2678,25 @@ mod tests {
         assert_eq!(clean("a $ b $ c").text, "a $ b $ c");
         assert_eq!(clean("$5-$10 range").text, "$5-$10 range");
         assert_eq!(clean("US$ 3").text, "US$ 3");
+        assert_eq!(clean(r"costs $ 5 \emph{or} $ 10").text, "costs $ 5 or $ 10");
+        assert_eq!(clean(r"$ 5 \times 3 $").text, r"$ 5 × 3 $");
         // Closing `$` followed by a digit is not a closer.
         assert_eq!(clean("$x$5").text, "$x$5");
         let r = clean("from $x$ to $y$");
         assert_eq!(r.text, "from x to y");
         assert_eq!(r.html.matches("<math").count(), 2);
+    }
+
+    #[test]
+    fn spaced_dollars_around_clear_tex_are_math() {
+        let r = clean(r"the ion $ \vec B\times \nabla B $ drift, $\chi \in {\Bbb C}((z)). $ We");
+        assert_eq!(r.html.matches("<math").count(), 2, "{}", r.html);
+        assert_eq!(r.text, "the ion B⃗ × ∇B drift, χ ∈ ℂ((z)). We");
+        // Nor when the braces between them do not pair up.
+        let r = render_tex(r"of $\textit{left $R$-affine spaces}$ for");
+        assert_eq!(r.html.matches("<math").count(), 1, "{}", r.html);
+        // Without a command or a script, spaced dollars stay text.
+        assert_eq!(clean("a $ b $ c").text, "a $ b $ c");
     }
 
     #[test]
