@@ -10,6 +10,7 @@
 //!   `\atop`, `\brack`, `\brace` → `\genfrac`, each over its whole group;
 //! * `\mod` (spaced as in KaTeX), `\varinjlim` and friends, the HTML-entity names of
 //!   KaTeX (`\R`, `\N`, `\Z`, `\reals`, `\infin`, `\rarr`, ...), `\llbracket`, `\hdots`;
+//! * AMS-TeX's sized delimiters `\biglb(`, `\bigrb)` and their sizes as `\bigl`, `\bigr`;
 //! * `\left<` and `\right>` (and the `\big` sizes) as angle brackets;
 //! * what means nothing on a web page: `\label{..}`, `\tag{..}`, `\nonumber`, size
 //!   declarations (`\small`, `\large`);
@@ -98,6 +99,15 @@ fn replacement(name: &str) -> Option<&'static str> {
         "lBrace" => "\\mathopen{\u{2983}}",
         "rBrace" => "\\mathclose{\u{2984}}",
         "hdots" => "\\ldots",
+        // AMS-TeX's sized delimiters.
+        "biglb" => "\\bigl",
+        "bigrb" => "\\bigr",
+        "Biglb" => "\\Bigl",
+        "Bigrb" => "\\Bigr",
+        "bigglb" => "\\biggl",
+        "biggrb" => "\\biggr",
+        "Bigglb" => "\\Biggl",
+        "Biggrb" => "\\Biggr",
         // Text-mode letters and accents that KaTeX also reads in math.
         "AA" => "\\text{\u{c5}}",
         "aa" => "\\text{\u{e5}}",
@@ -694,6 +704,8 @@ mod tests {
             ("diamonds", r"\diamondsuit"),
             ("Colon", r"\dblcolon"),
             ("hdots", r"\ldots"),
+            ("biglb", r"\bigl"),
+            ("Biggrb", r"\Biggr"),
             ("llbracket", "\\mathopen{\u{27e6}}"),
             ("rrbracket", "\\mathclose{\u{27e7}}"),
             ("AA", "\\text{\u{c5}}"),

@@ -296,6 +296,8 @@ struct Converter<'a> {
     fragments: Option<Vec<MathFragment>>,
     /// The macros defined so far in the paper's texts.
     defs: Definitions,
+    /// Open `itemize` lists.
+    lists: usize,
 }
 
 impl<'a> Converter<'a> {
@@ -314,6 +316,7 @@ impl<'a> Converter<'a> {
             no_close: [None; 6],
             fragments: None,
             defs,
+            lists: 0,
         }
     }
 
@@ -590,6 +593,17 @@ impl<'a> Converter<'a> {
                 }
                 self.unknown(pos, name_end, end, "command without its `{...}` argument")
             }
+            "begin" => self
+                .environment(pos, name_end, end)
+                .unwrap_or_else(|| self.unknown(pos, name_end, end, "unknown command")),
+            "item" if self.lists > 0 => {
+                self.emit("\u{2022} ");
+                after_spaces
+            }
+            "end" if self.lists > 0 && self.src[name_end..end].starts_with("{itemize}") => {
+                self.lists -= 1;
+                self.skip_spaces(name_end + "{itemize}".len(), end)
+            }
             "ensuremath" => {
                 if let Some((open, close)) = self.brace_arg(name_end, end) {
                     let tex = &self.src[open + 1..close];
@@ -614,6 +628,26 @@ impl<'a> Converter<'a> {
                 .or_else(|| self.bare_math(pos, name, name_end, end))
                 .unwrap_or_else(|| self.unknown(pos, name_end, end, "unknown command")),
         }
+    }
+
+    /// Handles `\begin{..}` in text: a math environment (`equation*`, `gather`, ...) up to
+    /// its `\end` as display math, and `itemize` as its items, each after a bullet. None for
+    /// other environments, and when the `\end` is missing.
+    fn environment(&mut self, pos: usize, name_end: usize, end: usize) -> Option<usize> {
+        let (open, close) = self.brace_arg(name_end, end)?;
+        let env = &self.src[open + 1..close];
+        if env == "itemize" {
+            self.lists += 1;
+            return Some(self.skip_spaces(close + 1, end));
+        }
+        if !is_math_environment(env) {
+            return None;
+        }
+        let closing = format!("\\end{{{env}}}");
+        let to = self.src[close + 1..end].find(&closing)? + close + 1 + closing.len();
+        let tex = &self.src[pos..to];
+        self.math(tex, pos, to, true);
+        Some(to)
     }
 
     /// Handles `\cite{..}` and its kin (as `[key]`), and `\textcolor{c}{text}`,
@@ -710,7 +744,18 @@ impl<'a> Converter<'a> {
     /// Converts the command at `pos`, whose name ends at `name_end`, with its arguments and
     /// scripts, as inline math (a lone character as text); None when it does not convert.
     fn inline_math(&mut self, pos: usize, name_end: usize, end: usize) -> Option<usize> {
-        let args_end = self.arguments_end(name_end, end);
+        let mut args_end = self.arguments_end(name_end, end);
+        if args_end == name_end && is_math_accent(&self.src[pos + 1..name_end]) {
+            // `\bar S`: an accent on the one letter after it.
+            let rest = &self.bytes[name_end..end];
+            if let [b' ', letter, after @ ..] = rest {
+                if letter.is_ascii_alphabetic()
+                    && !after.first().is_some_and(u8::is_ascii_alphabetic)
+                {
+                    args_end = name_end + 2;
+                }
+            }
+        }
         let to = self.scripts_end(args_end, end);
         let (mathml, text) = convert_math(&self.src[pos..to], false, &self.defs).ok()?;
         if to == name_end && text.chars().count() == 1 {
@@ -1100,6 +1145,35 @@ fn balanced_braces(tex: &str) -> bool {
         }
     }
     depth == 0
+}
+
+/// Whether the math command `name` puts an accent on one argument (`\bar`, `\hat`).
+fn is_math_accent(name: &str) -> bool {
+    matches!(
+        name,
+        "bar"
+            | "hat"
+            | "tilde"
+            | "vec"
+            | "dot"
+            | "ddot"
+            | "check"
+            | "breve"
+            | "acute"
+            | "grave"
+            | "widehat"
+            | "widetilde"
+            | "overline"
+            | "underline"
+    )
+}
+
+/// Math environments that text may hold as display math (`\begin{equation*}`).
+fn is_math_environment(name: &str) -> bool {
+    matches!(
+        name.strip_suffix('*').unwrap_or(name),
+        "equation" | "gather" | "align" | "multline" | "eqnarray" | "displaymath" | "math"
+    )
 }
 
 /// The largest char boundary of `s` at or below `i`.
@@ -2697,6 +2771,35 @@ mod tests {
         assert_eq!(r.html.matches("<math").count(), 1, "{}", r.html);
         // Without a command or a script, spaced dollars stay text.
         assert_eq!(clean("a $ b $ c").text, "a $ b $ c");
+    }
+
+    #[test]
+    fn math_environments_and_lists_in_text() {
+        let r = clean(r"such that \begin{equation*} s_{23}\, s_{13}=s_{12}, \end{equation*} where");
+        assert!(
+            r.html.starts_with(r#"such that <math display="block">"#),
+            "{}",
+            r.html
+        );
+        assert!(r.html.ends_with("</math> where"), "{}", r.html);
+        let r = clean(
+            r"questions: \begin{itemize} \item what is a set? \item and $\pi$? \end{itemize} The",
+        );
+        assert_eq!(
+            r.text,
+            "questions: \u{2022} what is a set? \u{2022} and π? The"
+        );
+        // Other environments, and one without its end, stay source.
+        assert_eq!(render_tex(r"\begin{proof} x").warnings.len(), 1);
+        assert_eq!(render_tex(r"\begin{equation} x").warnings.len(), 1);
+        assert_eq!(render_tex(r"an \item").warnings.len(), 1);
+    }
+
+    #[test]
+    fn accents_on_a_bare_letter_in_text() {
+        let r = clean(r"matrices S and \bar S from R\otimes \bar R\longrightarrow R");
+        assert_eq!(r.html.matches("<math").count(), 2, "{}", r.html);
+        assert_eq!(r.text, "matrices S and S\u{305} from R⊗ R\u{305}⟶ R");
     }
 
     #[test]
