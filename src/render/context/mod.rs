@@ -74,15 +74,12 @@ impl RenderMemo {
 }
 
 /// Pieces many outputs of one build show, each made once (on first use) and shared:
-/// a paper as a list item and as a short reference, a link to an author and its
-/// citation without abstract. (Feed entries, which hold whole abstracts, are made for
-/// each feed instead: kept for every paper they took a tenth of a build's memory, and
-/// making them again costs next to nothing.) Each is a pure function of one
-/// paper's or author's entities, so sharing it changes nothing.
+/// each paper's citation without abstract, which its page and the publication lists of
+/// all its authors show. It is a pure function of the paper's entities, so sharing it
+/// changes nothing. (List items, short references and author links are converted for
+/// each page instead: kept for every paper they took a fifth of a build's memory, and
+/// the HTML of list items is kept by `render_cached` anyway.)
 struct Fragments {
-    list_items: Vec<OnceLock<Shared>>,
-    paper_refs: Vec<OnceLock<Shared>>,
-    author_links: Vec<OnceLock<Shared>>,
     brief_citations: Vec<OnceLock<std::sync::Arc<exports::BriefCitation>>>,
 }
 
@@ -108,9 +105,6 @@ impl<'a> OutputMaker<'a> {
         OutputMaker {
             ix,
             fragments: Fragments {
-                list_items: unset(ix.graph.papers.len()),
-                paper_refs: unset(ix.graph.papers.len()),
-                author_links: unset(ix.graph.authors.len()),
                 brief_citations: unset(ix.graph.papers.len()),
             },
             memo,
@@ -394,48 +388,29 @@ impl OutputBuilder<'_> {
 
     /// What `make` makes for a page, converted for the templates. Links in it start from
     /// the site root, even a link to the page it is on, so it is the same on every page
-    /// at one depth: it is made once (kept in `cache`) for the pages two folders deep
-    /// (`authors/x/`, `papers/x/`, `years/2020/`, `subjects/cs.LG/`), which show every
-    /// paper and author several times.
-    fn shared<T: Serialize>(
-        &self,
-        cache: &std::sync::OnceLock<Shared>,
-        linker: &Linker,
-        make: impl FnOnce(&Linker) -> T,
-    ) -> Shared {
-        // Made only when the value is (most calls find it made already).
-        let make_shared = || {
-            let from_root = Linker {
-                root: linker.root.clone(),
-                here: String::new(),
-                pretty: linker.pretty,
-            };
-            Shared::new(&make(&from_root))
+    /// at one depth (and a `render_cached` fragment made from it fits them all).
+    fn shared<T: Serialize>(&self, linker: &Linker, make: impl FnOnce(&Linker) -> T) -> Shared {
+        let from_root = Linker {
+            root: linker.root.clone(),
+            here: String::new(),
+            pretty: linker.pretty,
         };
-        if linker.root == "../../" {
-            cache.get_or_init(make_shared).clone()
-        } else {
-            make_shared()
-        }
+        Shared::new(&make(&from_root))
     }
 
     /// Paper `id` in a list of papers (a [`PaperItem`]; see [`OutputBuilder::shared`]).
     fn list_item(&self, id: PaperId, linker: &Linker) -> Shared {
-        self.shared(&self.fragments.list_items[id], linker, |l| {
-            self.paper_item(id, l)
-        })
+        self.shared(linker, |l| self.paper_item(id, l))
     }
 
     /// A link to author `id` (an [`AuthorLink`]; see [`OutputBuilder::shared`]).
     fn shared_author_link(&self, id: AuthorId, linker: &Linker) -> Shared {
-        self.shared(&self.fragments.author_links[id], linker, |l| {
-            self.author_link(id, l)
-        })
+        self.shared(linker, |l| self.author_link(id, l))
     }
 
     /// Paper `id` in a short list (a [`PaperRef`]; see [`OutputBuilder::shared`]).
     fn paper_ref(&self, id: PaperId, linker: &Linker) -> Shared {
-        self.shared(&self.fragments.paper_refs[id], linker, |l| {
+        self.shared(linker, |l| {
             let card = self.v.paper(id);
             PaperRef {
                 title_html: card.text.title_html.clone(),
