@@ -730,3 +730,39 @@ fn a_paper_by_500_authors_keeps_small_readable_pages() {
         &bib[..300]
     );
 }
+
+#[test]
+fn a_fragment_that_cannot_render_is_one_warning_per_paper_and_stays_escaped_source() {
+    let site = Site::new();
+    let paper = (
+        2021,
+        "Bounds on $\\CK(x) < 1$ for all x",
+        "An abstract.",
+        "math.CO",
+    );
+    for (file, name) in [
+        ("a.txt", "Ann Author"),
+        ("b.txt", "Bo Author"),
+        ("c.txt", "Cy Author"),
+    ] {
+        site.file(
+            &format!("content/records/{file}"),
+            record_file(name, &[paper]),
+        );
+    }
+    let run = site.build();
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("warning") && l.contains("TeX"))
+        .collect();
+    assert_eq!(
+        warnings.len(),
+        1,
+        "one warning for three files listing the paper:\n{}",
+        run.stderr
+    );
+    let page = site.output("papers/bounds-on-ck-x-1-for-all-x-2021/index.html");
+    assert!(page.contains("\\CK(x) &lt; 1"), "shown as escaped source");
+    assert!(!page.contains("\\CK(x) < 1"));
+}
