@@ -28,9 +28,9 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::stats::{self, Csr, PaperFacts};
 use super::{
-    capitalize, fix_articles, make_sys, roman, style_for, title_case, title_key, vocab, Config,
-    Rng, Writer, CJK_FAMILY, CJK_GIVEN, CYRILLIC_FIRST, CYRILLIC_LAST, GREEK_FIRST, GREEK_LAST,
-    HANGUL_FAMILY, HANGUL_GIVEN, MAX_YEAR, MIN_YEAR,
+    capitalize, fix_articles, list, make_sys, roman, style_for, title_case, title_key, vocab,
+    Config, Rng, Writer, CJK_FAMILY, CJK_GIVEN, CYRILLIC_FIRST, CYRILLIC_LAST, GREEK_FIRST,
+    GREEK_LAST, HANGUL_FAMILY, HANGUL_GIVEN, MAX_YEAR, MIN_YEAR,
 };
 
 /// Author files per paper.
@@ -440,12 +440,6 @@ struct Words {
 }
 
 fn words() -> &'static Words {
-    fn list(text: &'static str) -> Vec<&'static str> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|w| !w.is_empty())
-            .collect()
-    }
     static WORDS: OnceLock<Words> = OnceLock::new();
     WORDS.get_or_init(|| Words {
         math_adjectives: list(MATH_ADJECTIVES),

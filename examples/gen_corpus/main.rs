@@ -576,13 +576,15 @@ struct Vocab {
     participles: Vec<&'static str>,
 }
 
+/// The words of a comma-separated word list.
+fn list(text: &'static str) -> Vec<&'static str> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 fn vocab() -> &'static Vocab {
-    fn list(text: &'static str) -> Vec<&'static str> {
-        text.split(',')
-            .map(str::trim)
-            .filter(|w| !w.is_empty())
-            .collect()
-    }
     static VOCAB: OnceLock<Vocab> = OnceLock::new();
     VOCAB.get_or_init(|| Vocab {
         first_names: list(FIRST_NAMES),

@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServer } from './serve.mjs';
+import { launchChromium, startServer } from './serve.mjs';
 
 const MAX_AUTHORS = 40;
 const MAX_PAPERS = 80;
@@ -505,14 +505,7 @@ async function main() {
     console.error('usage: node tests/browser/check.mjs SITE_DIR [SITE_DIR...]');
     process.exit(2);
   }
-  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-  let browser;
-  try {
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 60_000 });
-  } catch (err) {
-    console.error(`error: could not start ${executablePath}: ${err.message.split('\n')[0]}`);
-    process.exit(2);
-  }
+  const browser = await launchChromium(chromium, CHROMIUM_ARGS);
 
   let failed = 0;
   try {

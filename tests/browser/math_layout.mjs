@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServer } from './serve.mjs';
+import { launchChromium, startServer } from './serve.mjs';
 
 const VIEWPORT = { width: 375, height: 800 };
 const PAGES = 12;
@@ -94,14 +94,7 @@ async function main() {
   const displayPage = [...pages].sort((a, b) => b.longestDisplay - a.longestDisplay)[0];
   if (displayPage.longestDisplay > 0 && !chosen.includes(displayPage)) chosen.push(displayPage);
 
-  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
-  let browser;
-  try {
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 60_000 });
-  } catch (err) {
-    console.error(`error: could not start ${executablePath}: ${err.message.split('\n')[0]}`);
-    process.exit(2);
-  }
+  const browser = await launchChromium(chromium, CHROMIUM_ARGS);
   const server = await startServer(root);
   const origin = `http://127.0.0.1:${server.address().port}`;
   const failures = [];

@@ -96,3 +96,15 @@ export function startServer(root) {
     server.listen(0, '127.0.0.1', () => resolve(server));
   });
 }
+
+// Starts the Chromium at $CHROMIUM (default /usr/bin/chromium) with `args`, or exits
+// with status 2 saying why it could not.
+export async function launchChromium(chromium, args) {
+  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+  try {
+    return await chromium.launch({ executablePath, args, timeout: 60_000 });
+  } catch (err) {
+    console.error(`error: could not start ${executablePath}: ${err.message.split('\n')[0]}`);
+    process.exit(2);
+  }
+}
