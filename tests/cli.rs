@@ -766,3 +766,29 @@ fn a_fragment_that_cannot_render_is_one_warning_per_paper_and_stays_escaped_sour
     assert!(page.contains("\\CK(x) &lt; 1"), "shown as escaped source");
     assert!(!page.contains("\\CK(x) < 1"));
 }
+
+#[test]
+fn tex_that_trips_the_math_parser_prints_a_warning_and_no_panic() {
+    let site = Site::new();
+    site.file(
+        "content/records/a.txt",
+        record_file(
+            "Ann Author",
+            &[(
+                2020,
+                "A title with $\\charé$ in it",
+                "An abstract $\\char é$.",
+                "math.CO",
+            )],
+        ),
+    );
+    let run = site.run_with_env(&["build"], &[("RUST_BACKTRACE", "1")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(!run.stderr.contains("backtrace"), "{}", run.stderr);
+    assert!(run.stderr.contains("character code"), "{}", run.stderr);
+    let papers = common::pages_in(&site.output_tree(), "papers");
+    assert_eq!(papers.len(), 1, "{papers:?}");
+    let page = site.output(&papers[0]);
+    assert!(page.contains("\\charé"), "kept as its source");
+}

@@ -1473,6 +1473,9 @@ fn check_math_source(tex: &str) -> Result<usize, String> {
                 if defines_macros(name) {
                     return Err("macro definitions are not supported".to_owned());
                 }
+                if name == "char" && !char_code_follows(&tex[spanned.end..]) {
+                    return Err("\\char takes a character code (a number)".to_owned());
+                }
             }
             Token::ControlSymbol(_) | Token::LoneBackslash => nesting += 1,
             Token::BeginGroup => {
@@ -1487,6 +1490,17 @@ fn check_math_source(tex: &str) -> Result<usize, String> {
         }
     }
     Ok(nesting)
+}
+
+/// Whether what follows `\char` starts as a character code can: with an ASCII
+/// character (a digit, or `'`, `"` or a backquote). pulldown-latex 0.8 panics on a
+/// letter outside ASCII there (it steps one byte into the character), so such math is
+/// kept as its source instead.
+fn char_code_follows(rest: &str) -> bool {
+    rest.trim_start()
+        .chars()
+        .next()
+        .is_none_or(|c| c.is_ascii())
 }
 
 /// Whether the control word `name` defines or expands macros, which math may not do.
@@ -2470,6 +2484,38 @@ fn styled_char(c: char, font: Option<Font>) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_char_code_outside_ascii_is_kept_as_source_with_one_warning() {
+        for source in ["$\\charé$", "$\\char é x$", "$a\\char\u{3b1}$"] {
+            let rendered = render_tex(source);
+            assert!(
+                !rendered.html.contains("<math"),
+                "{source}: {}",
+                rendered.html
+            );
+            assert!(
+                rendered.html.contains("\\char"),
+                "{source}: {}",
+                rendered.html
+            );
+            assert_eq!(
+                rendered.warnings.len(),
+                1,
+                "{source}: {:?}",
+                rendered.warnings
+            );
+            assert!(
+                rendered.warnings[0].contains("character code"),
+                "{:?}",
+                rendered.warnings
+            );
+        }
+        // A number still works.
+        let rendered = render_tex("$\\char65$");
+        assert!(rendered.html.contains("<math"), "{}", rendered.html);
+        assert!(rendered.warnings.is_empty(), "{:?}", rendered.warnings);
+    }
 
     fn html(s: &str) -> String {
         render_tex(s).html
