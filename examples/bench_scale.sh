@@ -15,14 +15,14 @@
 #
 # Disk space, measured at 500,000 papers (ext4):
 #   corpus       217,500 files    1.8 GB   (1.35 GB of text)
-#   cache        .profilegen/     0.4 GB
-#   output     3,110,000 files   26 GB     (19 GB of bytes)
-#   output copy                  26 GB
-#   total       6.4 M inodes     55 GB     (without the copy: 29 GB, 3.3 M inodes)
+#   cache        .profilegen/     0.1 GB
+#   output     1,073,000 files   21 GB     (20 GB of bytes; 718,000 folders)
+#   output copy                  21 GB
+#   total       3.6 M inodes     44 GB     (without the copy: 23 GB, 1.8 M inodes)
 # 2,500,000 papers, extrapolated from 500,000 (everything grows in proportion; not
-# measured): about 270 GB and 32 M inodes, or 140 GB and 16.5 M inodes without the copy.
-# The fresh build's peak memory was about 11 GB at 500,000 papers, so 2,500,000 papers
-# would need about 55 GB.
+# measured): about 220 GB and 18 M inodes, or 115 GB and 9 M inodes without the copy.
+# The fresh build's peak memory was 6.95 GB at 500,000 papers (about 14 KB a paper),
+# so 2,500,000 papers would need about 35 GB.
 #
 # Before each size the script checks free space and inodes with df: without room for the
 # build it skips the size; without room for the copy too it skips only the copy.
@@ -31,10 +31,10 @@ cd "$(dirname "$0")/.."
 
 # Per paper, from the 500,000-paper measurement above (bytes on disk, inodes, memory).
 corpus_bytes=3700
-cache_bytes=800
-output_bytes=38000
-output_inodes_x10=38
-rss_bytes=20000
+cache_bytes=200
+output_bytes=42000
+output_inodes_x10=36
+rss_bytes=14000
 
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(500000 2500000)
