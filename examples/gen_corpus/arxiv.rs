@@ -28,9 +28,9 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::stats::{self, Csr, PaperFacts};
 use super::{
-    capitalize, fix_articles, list, make_sys, roman, style_for, title_case, title_key, vocab,
-    Config, Rng, Writer, CJK_FAMILY, CJK_GIVEN, CYRILLIC_FIRST, CYRILLIC_LAST, GREEK_FIRST,
-    GREEK_LAST, HANGUL_FAMILY, HANGUL_GIVEN, MAX_YEAR, MIN_YEAR,
+    capitalize, fix_articles, list, make_sys, push_noun_phrase, roman, style_for, title_case,
+    title_key, vocab, Config, Rng, Writer, CJK_FAMILY, CJK_GIVEN, CYRILLIC_FIRST, CYRILLIC_LAST,
+    GREEK_FIRST, GREEK_LAST, HANGUL_FAMILY, HANGUL_GIVEN, MAX_YEAR, MIN_YEAR,
 };
 
 /// Author files per paper.
@@ -699,24 +699,7 @@ fn push_np(rng: &mut Rng, ctx: &Ctx, out: &mut String) {
         push_technical_word(rng, out);
         out.push(' ');
     }
-    let (adjectives, nouns) = match rng.below(10) {
-        0..=3 => (1, 1),
-        4..=5 => (0, 2),
-        6..=7 => (1, 2),
-        8 => (0, 1),
-        _ => (2, 1),
-    };
-    let mut words: Vec<&str> = Vec::with_capacity(3);
-    for (list, count) in [(ctx.lex.adjectives, adjectives), (ctx.lex.nouns, nouns)] {
-        let first = words.len();
-        while words.len() < first + count {
-            let word = rng.pick(list);
-            if !words.contains(&word) {
-                words.push(word);
-            }
-        }
-    }
-    out.push_str(&words.join(" "));
+    push_noun_phrase(rng, ctx.lex.adjectives, ctx.lex.nouns, out);
 }
 
 fn expand_into(rng: &mut Rng, template: &str, ctx: &Ctx, out: &mut String) {

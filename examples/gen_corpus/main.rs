@@ -671,7 +671,17 @@ fn make_sys(rng: &mut Rng) -> String {
 /// Appends a noun phrase such as "sparse attention" or "robust cache eviction policy".
 fn push_np(rng: &mut Rng, out: &mut String) {
     let v = vocab();
-    let (adjectives, nouns) = match rng.below(10) {
+    push_noun_phrase(rng, &v.adjectives, &v.nouns, out);
+}
+
+/// Appends zero to two of `adjectives` then one or two of `nouns`, no word twice.
+fn push_noun_phrase(
+    rng: &mut Rng,
+    adjectives: &[&'static str],
+    nouns: &[&'static str],
+    out: &mut String,
+) {
+    let (adjective_count, noun_count) = match rng.below(10) {
         0..=3 => (1, 1),
         4..=5 => (0, 2),
         6..=7 => (1, 2),
@@ -679,7 +689,7 @@ fn push_np(rng: &mut Rng, out: &mut String) {
         _ => (2, 1),
     };
     let mut words: Vec<&str> = Vec::with_capacity(3);
-    for (list, count) in [(&v.adjectives, adjectives), (&v.nouns, nouns)] {
+    for (list, count) in [(adjectives, adjective_count), (nouns, noun_count)] {
         let first = words.len();
         while words.len() < first + count {
             let word = rng.pick(list);
