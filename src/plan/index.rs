@@ -7,13 +7,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::paths::{
-    author_path, letter_path, page_count, paged_path, paper_path, public_url, subject_path,
-    year_path,
-};
+use super::paths::{author_path, paper_path, public_url};
 use super::profiles::{merge_profiles, Profile};
 use super::texts::{convert_texts, PaperText};
-use super::{PlanInput, RESERVED_SEGMENTS};
+use super::{PageKind, PlanInput, RESERVED_SEGMENTS};
 use crate::config::{ExportsMode, SiteConfig};
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
@@ -63,37 +60,14 @@ pub struct SiteIndex<'a> {
     pub sitemap_paths: Vec<String>,
 }
 
-/// The site paths of the pages a sitemap lists: every HTML page but the 404 and
-/// search pages, index pages first, then authors, papers, subjects, years and extra
-/// pages.
+/// The site paths of the pages a sitemap lists: every page of [`super::list_pages`]
+/// but the 404 and search pages, in its order.
 pub fn sitemap_paths(ix: &SiteIndex) -> Vec<String> {
-    let graph = ix.graph;
-    let mut paths: Vec<String> = ["", "authors/", "subjects/", "years/"]
-        .map(String::from)
-        .to_vec();
-    let paged = |base: &str, len: usize| -> Vec<String> {
-        (0..page_count(len))
-            .map(|page| paged_path(base, page))
-            .collect()
-    };
-    if ix.splits_authors_index() {
-        for (i, letter) in ix.author_letters.iter().enumerate() {
-            let base = letter_path(&letter.letter);
-            paths.extend((0..ix.letter_page_count(i)).map(|page| paged_path(&base, page)));
-        }
-    }
-    for (id, path) in ix.author_paths.iter().enumerate() {
-        paths.extend(paged(path, graph.authors[id].papers.len()));
-    }
-    paths.extend(ix.paper_paths.iter().cloned());
-    for (code, papers) in &ix.subjects {
-        paths.extend(paged(&subject_path(code), papers.len()));
-    }
-    for (&year, papers) in &ix.years {
-        paths.extend(paged(&year_path(year), papers.len()));
-    }
-    paths.extend(ix.extra_pages.iter().map(|p| format!("{}/", p.slug)));
-    paths
+    super::list_pages(ix)
+        .iter()
+        .filter(|page| !matches!(page, PageKind::NotFound | PageKind::Search))
+        .map(|page| super::page_path(ix, page).0)
+        .collect()
 }
 
 /// About how many items a shard of the site's data holds (a few megabytes of papers).

@@ -251,42 +251,10 @@ pub fn plan_site<'a>(input: &PlanInput<'a>) -> SitePlan<'a> {
 /// citation exports.
 fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
     let graph = index.graph;
-    let mut kinds: Vec<OutputKind> = [
-        PageKind::Home,
-        PageKind::Authors,
-        PageKind::Subjects,
-        PageKind::Years,
-        PageKind::NotFound,
-        PageKind::Search,
-    ]
-    .into_iter()
-    .map(OutputKind::Page)
-    .collect();
-    if index.splits_authors_index() {
-        for i in 0..index.author_letters.len() {
-            let pages = index.letter_page_count(i);
-            kinds.extend((0..pages).map(|page| OutputKind::Page(PageKind::AuthorsLetter(i, page))));
-        }
-    }
-    for (id, author) in graph.authors.iter().enumerate() {
-        kinds.extend(
-            (0..page_count(author.papers.len()))
-                .map(|page| OutputKind::Page(PageKind::Author(id, page))),
-        );
-    }
-    kinds.extend((0..graph.papers.len()).map(|id| OutputKind::Page(PageKind::Paper(id))));
-    for (code, papers) in &index.subjects {
-        kinds.extend(
-            (0..page_count(papers.len()))
-                .map(|page| OutputKind::Page(PageKind::Subject(code.to_string(), page))),
-        );
-    }
-    for (&year, papers) in &index.years {
-        kinds.extend(
-            (0..page_count(papers.len())).map(|page| OutputKind::Page(PageKind::Year(year, page))),
-        );
-    }
-    kinds.extend((0..index.extra_pages.len()).map(|i| OutputKind::Page(PageKind::Extra(i))));
+    let mut kinds: Vec<OutputKind> = list_pages(index)
+        .into_iter()
+        .map(OutputKind::Page)
+        .collect();
     kinds.push(OutputKind::Feed(FeedKind::Site));
     kinds.extend((0..graph.authors.len()).map(|id| OutputKind::Feed(FeedKind::Author(id))));
     kinds.extend(
@@ -316,6 +284,39 @@ fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
         kinds.extend(list_files.map(|id| OutputKind::AuthorCitations(id, format)));
     }
     kinds
+}
+
+/// Every page of the site, in a fixed order: home and indexes, the letters of a split
+/// authors index, authors, papers, subjects, years, extra pages.
+pub fn list_pages(index: &SiteIndex) -> Vec<PageKind> {
+    let graph = index.graph;
+    let mut pages = vec![
+        PageKind::Home,
+        PageKind::Authors,
+        PageKind::Subjects,
+        PageKind::Years,
+        PageKind::NotFound,
+        PageKind::Search,
+    ];
+    if index.splits_authors_index() {
+        for i in 0..index.author_letters.len() {
+            let count = index.letter_page_count(i);
+            pages.extend((0..count).map(|page| PageKind::AuthorsLetter(i, page)));
+        }
+    }
+    for (id, author) in graph.authors.iter().enumerate() {
+        pages.extend((0..page_count(author.papers.len())).map(|page| PageKind::Author(id, page)));
+    }
+    pages.extend((0..graph.papers.len()).map(PageKind::Paper));
+    for (code, papers) in &index.subjects {
+        let count = page_count(papers.len());
+        pages.extend((0..count).map(|page| PageKind::Subject(code.to_string(), page)));
+    }
+    for (&year, papers) in &index.years {
+        pages.extend((0..page_count(papers.len())).map(|page| PageKind::Year(year, page)));
+    }
+    pages.extend((0..index.extra_pages.len()).map(PageKind::Extra));
+    pages
 }
 
 /// The site path and template of a page.
