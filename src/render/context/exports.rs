@@ -217,7 +217,7 @@ impl OutputBuilder<'_> {
         match format {
             CitationFormat::Bibtex => join_entries(entries.map(|c| c.bibtex.as_str())),
             CitationFormat::Ris => join_entries(entries.map(|c| c.ris.as_str())),
-            CitationFormat::CslJson => json_lines_array(entries.map(|c| c.csl.as_slice())),
+            CitationFormat::CslJson => join_array_items(entries.map(|c| c.csl.as_slice())),
         }
     }
 }
@@ -269,22 +269,10 @@ fn data_links(name: &str, bytes: impl Fn(CitationFormat) -> Vec<u8>) -> Vec<Expo
 }
 
 /// A `data:` URL of UTF-8 `bytes` of the media type `media_type` (RFC 2397).
-pub(super) fn data_url(media_type: &str, bytes: &[u8]) -> String {
+fn data_url(media_type: &str, bytes: &[u8]) -> String {
     let mut url = format!("data:{media_type};charset=utf-8;base64,");
     base64::engine::general_purpose::STANDARD.encode_string(bytes, &mut url);
     url
-}
-
-/// A JSON array of compact `items`, one per line, with a final newline: small, and
-/// still easy to read and to diff.
-fn json_lines_array<'i>(items: impl Iterator<Item = &'i [u8]>) -> Vec<u8> {
-    let mut out = b"[".to_vec();
-    for (i, item) in items.enumerate() {
-        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-        out.extend_from_slice(item);
-    }
-    out.extend_from_slice(if out.len() == 1 { b"]\n" } else { b"\n]\n" });
-    out
 }
 
 /// Entries separated by a blank line (each entry ends with a newline), as in
@@ -316,8 +304,9 @@ fn array_item_json<T: Serialize>(value: &T) -> Vec<u8> {
     out
 }
 
-/// A pretty JSON array with a final newline, from its items made by [`array_item_json`]:
-/// the same bytes as [`json_bytes`] of the array.
+/// A JSON array with a final newline, one item a line: from items made by
+/// [`array_item_json`], the same bytes as [`json_bytes`] of the array; from compact
+/// items (CSL-JSON lists), a compact array that is still easy to read and to diff.
 fn join_array_items<'i>(items: impl Iterator<Item = &'i [u8]> + Clone) -> Vec<u8> {
     let mut out = Vec::with_capacity(items.clone().map(|i| i.len() + 2).sum::<usize>() + 4);
     out.push(b'[');
