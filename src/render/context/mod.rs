@@ -495,9 +495,8 @@ impl OutputBuilder<'_> {
     }
 }
 
-/// A piece of a template context that many outputs show (a paper's feed entry, say),
-/// converted to the template engine's value once and shared: cloning it is cheap, and
-/// the renderer takes it as it is instead of converting it again for every output.
+/// A piece of a template context (a paper's list item, an author link), converted to
+/// the template engine's value when it is made; the renderer takes it as it is.
 /// Templates see the same fields as if the piece itself were in the context.
 #[derive(Debug, Clone)]
 pub struct Shared(tera::Value);
