@@ -438,6 +438,31 @@ mod tests {
     }
 
     #[test]
+    fn the_sitemap_template_writes_a_list_of_pages_or_an_index_of_sitemaps() {
+        let theme = renderer(&[]);
+        let mut context = Context::new();
+        context.insert("urls", &["/a/", "/b/"]);
+        context.insert("sitemaps", &Vec::<String>::new());
+        let pages = render(&theme, "sitemap.xml", &context).unwrap();
+        assert!(
+            pages.contains("<urlset") && !pages.contains("<sitemapindex"),
+            "{pages}"
+        );
+        assert_eq!(pages.matches("<url><loc>").count(), 2);
+        context.insert("urls", &Vec::<String>::new());
+        context.insert("sitemaps", &["/sitemaps/0.xml", "/sitemaps/1.xml"]);
+        let index = render(&theme, "sitemap.xml", &context).unwrap();
+        assert!(
+            index.contains("<sitemapindex") && !index.contains("<urlset"),
+            "{index}"
+        );
+        assert!(
+            index.contains("<sitemap><loc>/sitemaps/1.xml</loc></sitemap>"),
+            "{index}"
+        );
+    }
+
+    #[test]
     fn a_full_fragment_cache_starts_again_and_fragments_stay_the_same() {
         let cached = renderer(LIST);
         // Fragments of 1 MB each: 40 of them fill the cache, which empties.
