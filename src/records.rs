@@ -252,7 +252,6 @@ impl<'a> Parser<'a, '_> {
             return None;
         }
         let (author_name, declared_count, first_record) = self.parse_header()?;
-        let author_name = self.clean(&author_name, self.blocks[0].first_line());
         let records = self.parse_records(first_record);
         if let Some(declared) = declared_count {
             if declared != records.len() {
@@ -312,13 +311,13 @@ impl<'a> Parser<'a, '_> {
         if let Some(block) = blocks.get(index) {
             let text = block.text();
             if !is_header_like(&text) && parse_source_year(&text).is_none() {
-                name = Some(text);
+                name = Some(self.clean(&text, block.first_line()));
                 index += 1;
             }
         }
         if let Some(block) = blocks.get(index) {
             if let Some(attributed) = attribution_name(&block.text()) {
-                let attributed = attributed.to_string();
+                let attributed = self.clean(attributed, block.first_line());
                 match &name {
                     None => {
                         let location = self.block_location(block);
@@ -527,20 +526,41 @@ impl<'a> Parser<'a, '_> {
         records
     }
 
-    /// Replaces characters that have no place in text (controls, noncharacters) with
-    /// U+FFFD, warning once per occurrence site.
+    /// Drops characters that have no place in text (controls, noncharacters: valid
+    /// UTF-8 that no export means to show, such as a stray DEL), warning once per
+    /// occurrence site at the first of them. U+FFFD is kept for bytes that are not UTF-8.
     fn clean(&mut self, text: &str, line: usize) -> String {
         if !self.may_need_cleaning || !text.chars().any(is_unwanted_char) {
             return text.to_string();
         }
-        let location = self.location(line);
+        let count = text.chars().filter(|&c| is_unwanted_char(c)).count();
+        let location = self.unwanted_char_location(line);
         self.warn(
-            "text contains control characters; they are replaced with U+FFFD".into(),
+            format!(
+                "text contains {count} control character{}; dropped",
+                plural(count)
+            ),
             location,
         );
-        text.chars()
-            .map(|c| if is_unwanted_char(c) { '\u{FFFD}' } else { c })
-            .collect()
+        text.chars().filter(|&c| !is_unwanted_char(c)).collect()
+    }
+
+    /// The location of the first unwanted character on or after `line` (a block's text
+    /// may span several lines), or the line itself.
+    fn unwanted_char_location(&self, line: usize) -> Location {
+        for (index, raw) in self.raw_lines.iter().enumerate().skip(line - 1) {
+            if let Some(at) = raw.chars().position(is_unwanted_char) {
+                let shown: String = raw
+                    .chars()
+                    .map(|c| if is_unwanted_char(c) { '\u{FFFD}' } else { c })
+                    .collect();
+                return Location::at_line(self.path, index + 1, at + 1, &shown, 1);
+            }
+            if raw.trim().is_empty() {
+                break;
+            }
+        }
+        self.location(line)
     }
 }
 
@@ -825,23 +845,35 @@ mod tests {
     }
 
     #[test]
-    fn control_characters_are_replaced_and_reported() {
+    fn control_characters_are_dropped_and_reported_at_their_column() {
         let text = GOOD.replace("A Title", "A\u{1b}[2J Title\u{0}");
         let (file, diags) = parse(&text);
-        assert_eq!(file.unwrap().records[0].title, "A\u{FFFD}[2J Title\u{FFFD}");
-        assert!(diags
-            .iter()
-            .any(|d| d.message.contains("control characters")));
+        assert_eq!(file.unwrap().records[0].title, "A[2J Title");
+        assert_eq!(diags.len(), 1);
+        assert!(diags[0].message.contains("2 control characters; dropped"));
+        let loc = diags[0].location.as_ref().unwrap();
+        assert_eq!(loc.column, 2);
+        assert_eq!(loc.line_text, "A\u{FFFD}[2J Title\u{FFFD}");
     }
 
     #[test]
-    fn c1_controls_and_noncharacters_are_replaced_too() {
+    fn a_stray_del_in_a_name_is_dropped() {
+        let text = GOOD
+            .replacen("Zoë Łukasz", "J\u{7f}\u{fc}rgen Kurths", 1)
+            .replace("Zoë Łukasz", "Jürgen Kurths");
+        let (file, diags) = parse(&text);
+        assert_eq!(file.unwrap().author_name, "J\u{fc}rgen Kurths");
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(diags[0].message.contains("1 control character; dropped"));
+        let loc = diags[0].location.as_ref().unwrap();
+        assert_eq!((loc.line, loc.column), (3, 2));
+    }
+
+    #[test]
+    fn c1_controls_and_noncharacters_are_dropped_too() {
         let text = GOOD.replace("A Title", "A\u{85}B\u{FFFE}C\u{FDD0}D\u{10FFFF}");
         let (file, diags) = parse(&text);
-        assert_eq!(
-            file.unwrap().records[0].title,
-            "A\u{FFFD}B\u{FFFD}C\u{FFFD}D\u{FFFD}"
-        );
+        assert_eq!(file.unwrap().records[0].title, "ABCD");
         assert_eq!(diags.len(), 1);
         // Ordinary non-ASCII text needs no cleaning.
         let (file, diags) = parse(&GOOD.replace("A Title", "Ünïcödé · 45° ½ 王伟 𝔸"));
