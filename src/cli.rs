@@ -117,6 +117,13 @@ pub struct CheckArgs {
     /// Print every diagnostic (by default each kind is shown a few times, then counted).
     #[arg(long, short)]
     pub verbose: bool,
+    /// Also list likely duplicate authors (one person under two spellings) that are not
+    /// merged, best first, each with the settings that would merge them.
+    #[arg(long)]
+    pub authors: bool,
+    /// How many likely duplicates `--authors` lists at most (0: all).
+    #[arg(long, default_value_t = 50, requires = "authors")]
+    pub limit: usize,
 }
 
 /// Options of `init`.
@@ -166,6 +173,9 @@ fn run_build(args: BuildArgs) -> u8 {
             print_diagnostics(&report.diagnostics, quiet, verbose);
             if !quiet {
                 eprintln!("{}", report.summary("Built"));
+                for line in report.redirect_lines() {
+                    eprintln!("{line}");
+                }
             }
             EXIT_OK
         }
@@ -293,7 +303,7 @@ fn run_serve(args: ServeArgs) -> u8 {
 fn run_check(args: CheckArgs) -> u8 {
     let verbose = args.verbose;
     let options = BuildOptions {
-        root: args.root,
+        root: args.root.clone(),
         output: None,
         base_url: args.base_url,
         strict: false,
@@ -305,6 +315,12 @@ fn run_check(args: CheckArgs) -> u8 {
         Ok(report) => {
             print_diagnostics(&report.diagnostics, false, verbose);
             eprintln!("{}", report.summary("Checked"));
+            if args.authors {
+                match crate::build::link_site(&options) {
+                    Ok(graph) => print!("{}", duplicates_report(&graph, args.limit)),
+                    Err(failure) => eprintln!("error: {}", failure.reason),
+                }
+            }
             let failing = crate::diagnostics::has_errors(&report.diagnostics)
                 || (args.strict && !report.diagnostics.is_empty());
             if failing {
@@ -319,6 +335,61 @@ fn run_check(args: CheckArgs) -> u8 {
             EXIT_FAILED
         }
     }
+}
+
+/// The likely duplicate authors of `graph`, best first (at most `limit`, 0: all), each
+/// with what the two share and the settings that would merge them.
+fn duplicates_report(graph: &crate::graph::SiteGraph, limit: usize) -> String {
+    use crate::suggest::{merge_yaml, suggest_duplicates, Likeness};
+    let suggestions = suggest_duplicates(graph);
+    if suggestions.is_empty() {
+        return "No likely duplicate authors.\n".into();
+    }
+    let shown = if limit == 0 {
+        suggestions.len()
+    } else {
+        limit.min(suggestions.len())
+    };
+    let mut text = format!(
+        "{} likely duplicate author{} (not merged){}:\n",
+        suggestions.len(),
+        if suggestions.len() == 1 { "" } else { "s" },
+        if shown < suggestions.len() {
+            format!(", the best {shown}")
+        } else {
+            String::new()
+        }
+    );
+    let describe = |id: usize| {
+        let author = &graph.authors[id];
+        let n = author.papers.len();
+        format!(
+            "{} (/authors/{}/, {n} paper{})",
+            author.name,
+            author.slug,
+            if n == 1 { "" } else { "s" }
+        )
+    };
+    for (rank, s) in suggestions.iter().take(shown).enumerate() {
+        let why = match s.likeness {
+            Likeness::Spelling => "one name in two spellings",
+            Likeness::Initials => "one name up to initials",
+        };
+        text.push_str(&format!(
+            "\n{}. {} ~ {}\n   {why}; {} shared paper{}, {} shared co-author{}\n   to merge them, add to profilegen.yaml:\n",
+            rank + 1,
+            describe(s.keep),
+            describe(s.join),
+            s.shared_papers,
+            if s.shared_papers == 1 { "" } else { "s" },
+            s.shared_coauthors,
+            if s.shared_coauthors == 1 { "" } else { "s" },
+        ));
+        for line in merge_yaml(graph, s).lines() {
+            text.push_str(&format!("     {line}\n"));
+        }
+    }
+    text
 }
 
 fn run_init(args: InitArgs) -> u8 {

@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::diagnostics::{Diagnostic, Location};
+use crate::identifiers::Registry;
 
 /// The configuration file's name, at the site root.
 pub const CONFIG_FILE: &str = "profilegen.yaml";
@@ -36,6 +37,24 @@ pub struct SiteConfig {
     pub exports: ExportsMode,
     /// Per-author settings, keyed by author slug (as in `/authors/<slug>/`) or by name.
     pub authors: BTreeMap<String, AuthorDetails>,
+    /// Per-record-file settings, keyed by the file's path (`content/records/x.txt`, or
+    /// relative to `content/records/`): whose file it is.
+    pub record_files: BTreeMap<String, RecordFileSettings>,
+}
+
+/// Whose record file a file is, when its name alone does not say.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordFileSettings {
+    /// The author name to read the file as (instead of its name block): the file joins
+    /// the author of that name.
+    pub name: Option<String>,
+    /// What tells this author from others of the same name (an affiliation, a field):
+    /// the file is its own author, at `/authors/<name>-<disambiguation>/`, shown with it.
+    pub disambiguation: Option<String>,
+    /// Where each key was written (see [`AuthorDetails::written_at`]).
+    #[serde(skip)]
+    pub written_at: BTreeMap<String, Location>,
 }
 
 /// How readers get the BibTeX, RIS and CSL-JSON of a paper or an author's papers.
@@ -66,6 +85,7 @@ impl Default for SiteConfig {
             feed_limit: DEFAULT_FEED_LIMIT,
             exports: ExportsMode::default(),
             authors: BTreeMap::new(),
+            record_files: BTreeMap::new(),
         }
     }
 }
@@ -81,10 +101,43 @@ pub struct AuthorDetails {
     pub affiliation: Option<String>,
     /// Homepage URL (http or https).
     pub homepage: Option<String>,
-    /// ORCID iD, e.g. `0000-0002-1825-0097`.
+    /// ORCID iD, e.g. `0000-0002-1825-0097` (or its URL).
     pub orcid: Option<String>,
+    /// dblp person id, e.g. `123/4567` (or its URL).
+    pub dblp: Option<String>,
+    /// OpenAlex author id, e.g. `A5023888391` (or its URL).
+    pub openalex: Option<String>,
+    /// Google Scholar user id, e.g. `Zdc8d1YAAAAJ` (or the profile URL).
+    pub google_scholar: Option<String>,
+    /// arXiv author id, e.g. `vandesompel_h_1` (or its URL).
+    pub arxiv: Option<String>,
     /// Photo: a path under `static/` or an http(s) URL.
     pub photo: Option<String>,
+    /// Other names (or record-file paths) of this author: those files are this author,
+    /// shown under this author's name and at this author's URL.
+    pub aliases: Vec<String>,
+    /// Where each key was written, for diagnostics: by key (`orcid`, `aliases`, ...),
+    /// and `""` for the entry itself. Filled in by [`parse_config`] and bios' parser.
+    #[serde(skip)]
+    pub written_at: BTreeMap<String, Location>,
+}
+
+impl AuthorDetails {
+    /// The identifier written under `registry`'s key, if any.
+    pub fn identifier(&self, registry: Registry) -> Option<&str> {
+        match registry {
+            Registry::Orcid => self.orcid.as_deref(),
+            Registry::Dblp => self.dblp.as_deref(),
+            Registry::OpenAlex => self.openalex.as_deref(),
+            Registry::GoogleScholar => self.google_scholar.as_deref(),
+            Registry::Arxiv => self.arxiv.as_deref(),
+        }
+    }
+
+    /// Where `key` was written, else where the entry was.
+    pub fn location_of(&self, key: &str) -> Option<&Location> {
+        self.written_at.get(key).or_else(|| self.written_at.get(""))
+    }
 }
 
 impl SiteConfig {
@@ -123,7 +176,79 @@ pub fn parse_config(path: &Path, text: &str) -> Result<SiteConfig, Diagnostic> {
         }
         config.base_url = Some(normalize_base_url(trimmed));
     }
+    let config_path = Path::new(CONFIG_FILE);
+    for (key, details) in config.authors.iter_mut() {
+        details.written_at = locate_keys(config_path, text, 0, &["authors", key]);
+    }
+    for (key, settings) in config.record_files.iter_mut() {
+        settings.written_at = locate_keys(config_path, text, 0, &["record_files", key]);
+    }
     Ok(config)
+}
+
+/// Where the keys of the YAML mapping at `parents` (e.g. `["authors", "ada"]`; `[]` for
+/// the top level) are written in `text`: each key's location, and `""` for the line of
+/// the mapping's own key. `line_offset` is the number of lines before `text` in its
+/// file. Block-style YAML is read line by line (flow style and anchors are not
+/// followed); a key not found has no location.
+pub fn locate_keys(
+    path: &Path,
+    text: &str,
+    line_offset: usize,
+    parents: &[&str],
+) -> BTreeMap<String, Location> {
+    let mut found = BTreeMap::new();
+    let mut stack: Vec<(usize, String)> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let content = line.trim_start_matches(' ');
+        let indent = line.len() - content.len();
+        let Some(key) = mapping_key(content) else {
+            continue;
+        };
+        while stack.last().is_some_and(|(i, _)| *i >= indent) {
+            stack.pop();
+        }
+        let path_here: Vec<&str> = stack.iter().map(|(_, k)| k.as_str()).collect();
+        let mut locate = |name: &str| {
+            let mut location = Location::in_text(path, text, start + indent, key.chars().count());
+            location.line += line_offset;
+            found.entry(name.to_string()).or_insert(location);
+        };
+        if path_here == parents {
+            locate(&key);
+        } else if !parents.is_empty()
+            && path_here == parents[..parents.len() - 1]
+            && key == parents[parents.len() - 1]
+        {
+            locate("");
+        }
+        stack.push((indent, key));
+    }
+    found
+}
+
+/// The key of a block mapping line (`key:`, `"key":`, `'key':`), unquoted.
+fn mapping_key(content: &str) -> Option<String> {
+    if content.starts_with('#') || content.starts_with('-') {
+        return None;
+    }
+    let (key, rest) = match content.chars().next()? {
+        quote @ ('"' | '\'') => {
+            let close = content[1..].find(quote)? + 1;
+            (&content[1..close], &content[close + 1..])
+        }
+        _ => {
+            let colon = content.find(": ").or_else(|| {
+                let trimmed = content.trim_end();
+                trimmed.ends_with(':').then(|| trimmed.len() - 1)
+            })?;
+            (content[..colon].trim_end(), &content[colon..])
+        }
+    };
+    rest.starts_with(':').then(|| key.to_string())
 }
 
 /// Ends a base URL with exactly one `/`.
@@ -206,6 +331,24 @@ mod tests {
         assert_eq!(err.location.unwrap().line, 1);
         let err = parse("pretty_urls: maybe\n").unwrap_err();
         assert!(err.message.contains("pretty_urls"), "{}", err.message);
+    }
+
+    #[test]
+    fn keys_are_located_in_the_text() {
+        let text = "title: X\nauthors:\n  # a comment\n  ada-lovelace:\n    orcid: 0000-0002-1825-0097\n    aliases: [A. Lovelace]\n  \"Mary Somerville\":\n    dblp: 1/2\nrecord_files:\n  content/records/x.txt:\n    disambiguation: MIT\n";
+        let config = parse(text).unwrap();
+        let ada = &config.authors["ada-lovelace"];
+        assert_eq!(ada.aliases, vec!["A. Lovelace"]);
+        let line = |d: &AuthorDetails, key: &str| d.location_of(key).map(|l| (l.line, l.column));
+        assert_eq!(line(ada, ""), Some((4, 3)));
+        assert_eq!(line(ada, "orcid"), Some((5, 5)));
+        assert_eq!(line(ada, "aliases"), Some((6, 5)));
+        assert_eq!(line(ada, "photo"), Some((4, 3)), "an absent key: the entry");
+        let mary = &config.authors["Mary Somerville"];
+        assert_eq!(line(mary, "dblp"), Some((8, 5)));
+        let file = &config.record_files["content/records/x.txt"];
+        assert_eq!(file.disambiguation.as_deref(), Some("MIT"));
+        assert_eq!(file.written_at["disambiguation"].line, 11);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Linking: record files -> one graph of authors and papers.
 //!
-//! * Files whose author names have the same [`name_key`] are one author.
+//! * Which files are one author: see [`crate::identity`] (by default, files whose
+//!   author names have the same [`crate::normalize::name_key`]).
 //! * Records from different files are one paper when their titles have the same
 //!   [`text_key`], their years are equal and their abstracts have the same
 //!   `text_key` (a record without an abstract matches any abstract). Records of
@@ -19,10 +20,11 @@ use rayon::prelude::*;
 
 use crate::diagnostics::{Diagnostic, Location};
 use crate::hash;
-use crate::normalize::{name_key, stable_hash, text_key, text_key_hash};
+use crate::identity::{group_authors, IdentityRules, People};
+use crate::normalize::{text_key, text_key_hash};
 use crate::records::RecordFile;
 use crate::reuse::Reuse;
-use crate::slug::slugify;
+use crate::slug::{slugify, unique_slugs};
 
 /// Index of an author in [`SiteGraph::authors`].
 pub type AuthorId = usize;
@@ -45,6 +47,9 @@ pub struct Author {
     pub slug: String,
     /// Display name (from the first file in path order).
     pub name: String,
+    /// What tells this author from others of the same name, when the site's settings
+    /// say (see [`crate::identity`]).
+    pub disambiguation: Option<String>,
     /// The identity key of the name.
     pub key: String,
     /// The record files that carry this name, in path order.
@@ -99,8 +104,13 @@ pub struct SiteGraph {
     pub papers: Vec<Paper>,
     /// Disagreements between merged copies, and what was chosen.
     pub merge_notes: Vec<MergeNote>,
-    /// Warnings from linking: merged author files, merge disagreements.
+    /// Warnings from linking: merged author files, merge disagreements, identity
+    /// settings that match nothing.
     pub diagnostics: Vec<Diagnostic>,
+    /// Slugs authors' files would have without the site's identity settings, which no
+    /// author holds: each with the author now holding most of those files, by slug (see
+    /// [`crate::identity`]).
+    pub former_author_slugs: Vec<(String, AuthorId)>,
 }
 
 impl SiteGraph {
@@ -235,30 +245,34 @@ impl LinkMemo {
     }
 }
 
-/// Links parsed record files into a [`SiteGraph`].
+/// Links parsed record files into a [`SiteGraph`], each file its name's author.
 pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
-    link_with(files, &LinkMemo::default())
+    link_with(files, &IdentityRules::default(), &LinkMemo::default())
 }
 
-/// [`link`], reusing title keys and slugs from `memo`.
+/// [`link`], with the site's identity settings (`rules`), reusing title keys and slugs
+/// from `memo`.
 ///
 /// Choices when copies of a paper differ: the title and source of the first copy in
 /// file path order; the longest abstract (ties: first copy); the most frequent subject
 /// (ties: first copy).
-pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMemo) -> SiteGraph {
+pub fn link_with<F: std::borrow::Borrow<RecordFile>>(
+    files: &[F],
+    rules: &IdentityRules,
+    memo: &LinkMemo,
+) -> SiteGraph {
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| files[a].borrow().path.cmp(&files[b].borrow().path));
     let files: Vec<&RecordFile> = order.iter().map(|&i| files[i].borrow()).collect();
 
-    let people = AuthorGroups::of(&files);
-    let mut diagnostics = people.merge_warnings(&files);
+    let mut people = group_authors(&files, rules);
+    let mut diagnostics = std::mem::take(&mut people.diagnostics);
     let title_keys = title_hashes(&files, memo);
     let groups = group_papers(&files, &title_keys, &people.of_file);
-    let author_slugs = people.slugs(&files);
     let paper_slugs = paper_slugs(&files, &groups, memo);
 
     // Authors sorted by slug: map provisional index -> final id; papers likewise.
-    let author_order = sorted_by(&author_slugs);
+    let author_order = sorted_by(&people.slugs);
     let mut author_id = vec![0; author_order.len()];
     for (id, &provisional) in author_order.iter().enumerate() {
         author_id[provisional] = id;
@@ -282,7 +296,12 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
         diagnostics.append(&mut diags);
     }
 
-    let mut authors = people.authors(&files, &author_order, author_slugs, &papers);
+    let former_author_slugs = people
+        .former_slugs
+        .iter()
+        .map(|(slug, provisional)| (slug.clone(), author_id[*provisional]))
+        .collect();
+    let mut authors = assemble_authors(people, &files, &author_order, &papers);
     sort_author_papers(&mut authors, &papers, memo);
     let coauthors = coauthor_lists(&authors, &papers);
     for (author, list) in authors.iter_mut().zip(coauthors) {
@@ -293,6 +312,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(files: &[F], memo: &LinkMem
         papers,
         merge_notes,
         diagnostics,
+        former_author_slugs,
     }
 }
 
@@ -303,100 +323,42 @@ fn sorted_by(keys: &[String]) -> Vec<usize> {
     order
 }
 
-/// The authors: one per distinct name key, in order of first file.
-struct AuthorGroups {
-    /// Each author's files (indexes into the sorted files).
-    files: Vec<Vec<usize>>,
-    /// Each author's name key.
-    keys: Vec<String>,
-    /// Each file's author.
-    of_file: Vec<usize>,
-}
-
-impl AuthorGroups {
-    fn of(files: &[&RecordFile]) -> AuthorGroups {
-        let mut author_of_key: HashMap<String, usize> = HashMap::new();
-        let mut groups = AuthorGroups {
-            files: Vec::new(),
-            keys: Vec::new(),
-            of_file: Vec::with_capacity(files.len()),
-        };
-        for (file_index, file) in files.iter().enumerate() {
-            let key = name_key(&file.author_name);
-            let author = *author_of_key.entry(key.clone()).or_insert_with(|| {
-                groups.files.push(Vec::new());
-                groups.keys.push(key);
-                groups.files.len() - 1
-            });
-            groups.files[author].push(file_index);
-            groups.of_file.push(author);
-        }
-        groups
-    }
-
-    /// A warning for each file merged into the author of an earlier one.
-    fn merge_warnings(&self, files: &[&RecordFile]) -> Vec<Diagnostic> {
-        let mut diagnostics = Vec::new();
-        for file_indexes in self.files.iter().filter(|f| f.len() > 1) {
-            let first = files[file_indexes[0]];
-            for &other in &file_indexes[1..] {
-                let file = files[other];
-                diagnostics.push(
-                    Diagnostic::warning(
-                        format!(
-                            "`{}` is also the author of {}; the files are merged into one author",
-                            file.author_name,
-                            first.path.display()
-                        ),
-                        Some(Location::at_line(&file.path, 1, 1, &file.author_name, 1)),
-                    )
-                    .with_note("if these are two people, give one of them a distinguishing name"),
-                );
-            }
-        }
-        diagnostics
-    }
-
-    /// Each author's slug, from the name in its first file.
-    fn slugs(&self, files: &[&RecordFile]) -> Vec<String> {
-        assign_slugs(
-            self.files
-                .iter()
-                .map(|f| slugify(&files[f[0]].author_name, "author"))
+/// The authors in `order`, each with their papers (in paper order).
+fn assemble_authors(
+    people: People,
+    files: &[&RecordFile],
+    order: &[usize],
+    papers: &[Paper],
+) -> Vec<Author> {
+    let People {
+        files: mut author_files,
+        mut keys,
+        mut names,
+        mut disambiguations,
+        mut slugs,
+        ..
+    } = people;
+    let mut authors: Vec<Author> = order
+        .iter()
+        .map(|&provisional| Author {
+            slug: std::mem::take(&mut slugs[provisional]),
+            name: std::mem::take(&mut names[provisional]),
+            disambiguation: disambiguations[provisional].take(),
+            key: std::mem::take(&mut keys[provisional]),
+            files: std::mem::take(&mut author_files[provisional])
+                .into_iter()
+                .map(|f| files[f].path.clone())
                 .collect(),
-            |i| self.keys[i].clone(),
-        )
-    }
-
-    /// The authors in `order`, each with their papers (in paper order).
-    fn authors(
-        &self,
-        files: &[&RecordFile],
-        order: &[usize],
-        mut slugs: Vec<String>,
-        papers: &[Paper],
-    ) -> Vec<Author> {
-        let mut authors: Vec<Author> = order
-            .iter()
-            .map(|&provisional| Author {
-                slug: std::mem::take(&mut slugs[provisional]),
-                name: files[self.files[provisional][0]].author_name.clone(),
-                key: self.keys[provisional].clone(),
-                files: self.files[provisional]
-                    .iter()
-                    .map(|&f| files[f].path.clone())
-                    .collect(),
-                papers: Vec::new(),
-                coauthors: Vec::new(),
-            })
-            .collect();
-        for (paper_id, paper) in papers.iter().enumerate() {
-            for &author in &paper.authors {
-                authors[author].papers.push(paper_id);
-            }
+            papers: Vec::new(),
+            coauthors: Vec::new(),
+        })
+        .collect();
+    for (paper_id, paper) in papers.iter().enumerate() {
+        for &author in &paper.authors {
+            authors[author].papers.push(paper_id);
         }
-        authors
     }
+    authors
 }
 
 /// Title keys (hashes of the normalized titles) of every record, computed in parallel.
@@ -443,7 +405,7 @@ fn group_papers<'r>(
 /// Each paper's slug: its first copy's title and its year, made unique by the paper's
 /// abstract and title keys.
 fn paper_slugs(files: &[&RecordFile], groups: &[PaperGroup], memo: &LinkMemo) -> Vec<String> {
-    assign_slugs(
+    unique_slugs(
         groups
             .par_iter()
             .map(|g| {
@@ -693,44 +655,6 @@ fn shorten(text: &str) -> String {
     } else {
         head
     }
-}
-
-/// Makes slugs unique. Input: each item's base slug, and its identity key (asked for
-/// only when its base is shared). Items sharing a base are ordered by identity key; the
-/// first keeps the base, the others get a suffix from a stable hash of their key (and, in
-/// the unlikely case that collides too, a counter). The result depends only on the set
-/// of items, never on their order.
-fn assign_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec<String> {
-    let mut by_base: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, base) in bases.iter().enumerate() {
-        by_base.entry(base.as_str()).or_default().push(i);
-    }
-    let mut slugs: Vec<Option<String>> = vec![None; bases.len()];
-    let mut taken: std::collections::HashSet<String> = bases.iter().cloned().collect();
-    let mut collisions: Vec<(&str, Vec<usize>)> =
-        by_base.into_iter().filter(|(_, v)| v.len() > 1).collect();
-    collisions.sort_by(|a, b| a.0.cmp(b.0));
-    for (base, members) in collisions {
-        let mut keyed: Vec<(String, usize)> = members.iter().map(|&m| (key_of(m), m)).collect();
-        keyed.sort();
-        slugs[keyed[0].1] = Some(base.to_string());
-        for (key, m) in &keyed[1..] {
-            let hash = stable_hash(key) >> 40;
-            let mut candidate = format!("{base}-{hash:06x}");
-            let mut n = 2;
-            while taken.contains(&candidate) {
-                candidate = format!("{base}-{hash:06x}-{n}");
-                n += 1;
-            }
-            taken.insert(candidate.clone());
-            slugs[*m] = Some(candidate);
-        }
-    }
-    slugs
-        .into_iter()
-        .zip(bases)
-        .map(|(slug, base)| slug.unwrap_or(base))
-        .collect()
 }
 
 #[cfg(test)]

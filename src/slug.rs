@@ -4,6 +4,8 @@
 //! (`Łukasz` -> `lukasz`, `王伟` -> `wang-wei`). A slug is lowercase ASCII
 //! letters, digits and single hyphens: it can never contain `/`, `.` or `..`.
 
+use std::collections::{HashMap, HashSet};
+
 /// The longest slug produced from a title, in bytes, before disambiguating suffixes.
 pub const MAX_SLUG_LEN: usize = 72;
 
@@ -53,6 +55,44 @@ pub fn subject_segment(code: &str) -> String {
     } else {
         slugify(code, "unknown")
     }
+}
+
+/// Makes slugs unique. Input: each item's base slug, and its identity key (asked for
+/// only when its base is shared). Items sharing a base are ordered by identity key; the
+/// first keeps the base, the others get a suffix from a stable hash of their key (and, in
+/// the unlikely case that collides too, a counter). The result depends only on the set
+/// of items, never on their order.
+pub fn unique_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec<String> {
+    let mut by_base: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, base) in bases.iter().enumerate() {
+        by_base.entry(base.as_str()).or_default().push(i);
+    }
+    let mut slugs: Vec<Option<String>> = vec![None; bases.len()];
+    let mut taken: HashSet<String> = bases.iter().cloned().collect();
+    let mut collisions: Vec<(&str, Vec<usize>)> =
+        by_base.into_iter().filter(|(_, v)| v.len() > 1).collect();
+    collisions.sort_by(|a, b| a.0.cmp(b.0));
+    for (base, members) in collisions {
+        let mut keyed: Vec<(String, usize)> = members.iter().map(|&m| (key_of(m), m)).collect();
+        keyed.sort();
+        slugs[keyed[0].1] = Some(base.to_string());
+        for (key, m) in &keyed[1..] {
+            let hash = crate::normalize::stable_hash(key) >> 40;
+            let mut candidate = format!("{base}-{hash:06x}");
+            let mut n = 2;
+            while taken.contains(&candidate) {
+                candidate = format!("{base}-{hash:06x}-{n}");
+                n += 1;
+            }
+            taken.insert(candidate.clone());
+            slugs[*m] = Some(candidate);
+        }
+    }
+    slugs
+        .into_iter()
+        .zip(bases)
+        .map(|(slug, base)| slug.unwrap_or(base))
+        .collect()
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::diagnostics::Diagnostic;
 use crate::hash::content_hash;
 use crate::output::{write_atomically_with, FileState};
+use crate::plan::redirects::SlugHistory;
 
 /// The cache folder, at the site root.
 pub const CACHE_DIR: &str = ".profilegen";
@@ -40,6 +41,8 @@ pub struct BuildCache {
     pub diagnostics: Vec<Diagnostic>,
     /// Each generated output file (path relative to the output folder).
     pub outputs: HashMap<String, OutputState>,
+    /// The slugs of that build and its redirects, for the next to tell moved pages.
+    pub history: SlugHistory,
 }
 
 /// Counts of the last build, for the summary line.
@@ -55,6 +58,8 @@ pub struct CachedSummary {
     pub pages: usize,
     /// All files, static ones included.
     pub files: usize,
+    /// Old URLs that lead to moved pages.
+    pub redirects: usize,
 }
 
 /// One output file as the last build left it.
@@ -69,13 +74,27 @@ pub struct OutputState {
 /// Where the cache of builds into `output` lives: one file per output folder, so that
 /// `build` and `serve` (which builds elsewhere) do not overwrite each other's cache.
 pub fn cache_file(root: &Path, output: &Path) -> PathBuf {
-    let output = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
+    let output = canonical_path(output);
     let key = content_hash(output.to_string_lossy().as_bytes());
     root.join(CACHE_DIR).join(format!("build-{key:016x}.cache"))
 }
 
+/// `path` made absolute with every link resolved, also when it does not exist yet (a
+/// first build's output folder): its longest existing ancestor, canonical, joined with
+/// the rest. So a first build saves its cache where the next one looks.
+fn canonical_path(path: &Path) -> PathBuf {
+    if let Ok(canonical) = fs::canonicalize(path) {
+        return canonical;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => canonical_path(parent).join(name),
+        _ => absolute,
+    }
+}
+
 /// The layout of the cache file; a cache in another layout is ignored.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// The start of a cache file: which layout and which profilegen wrote it.
 #[derive(Serialize, Deserialize)]
@@ -91,6 +110,7 @@ struct Body<'a> {
     summary: CachedSummary,
     diagnostics: &'a [Diagnostic],
     outputs: Vec<(&'a str, &'a OutputState)>,
+    history: &'a SlugHistory,
 }
 
 /// The rest of a cache file, as read.
@@ -100,6 +120,7 @@ struct OwnedBody {
     summary: CachedSummary,
     diagnostics: Vec<Diagnostic>,
     outputs: Vec<(String, OutputState)>,
+    history: SlugHistory,
 }
 
 /// Reads a cache; `None` when there is none, it does not parse, or another version of
@@ -107,7 +128,7 @@ struct OwnedBody {
 ///
 /// The format is postcard (serde's compact binary format, with a documented stable
 /// wire format): a head (layout and version), then the inputs hash, the summary, the
-/// diagnostics and the outputs. A head that does not match ends the reading early.
+/// diagnostics, the outputs and the slug history. A head that does not match ends the reading early.
 pub fn load(path: &Path) -> Option<BuildCache> {
     let bytes = fs::read(path).ok()?;
     let (head, rest) = postcard::take_from_bytes::<Head>(&bytes).ok()?;
@@ -121,6 +142,7 @@ pub fn load(path: &Path) -> Option<BuildCache> {
         summary: body.summary,
         diagnostics: body.diagnostics,
         outputs: body.outputs.into_iter().collect(),
+        history: body.history,
     })
 }
 
@@ -143,6 +165,7 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
         summary: cache.summary,
         diagnostics: &cache.diagnostics,
         outputs: cache.outputs.iter().map(|(p, s)| (p.as_str(), s)).collect(),
+        history: &cache.history,
     };
     write_atomically_with(path, |file| {
         postcard::to_io(&head, &mut *file).map_err(io::Error::other)?;
@@ -155,6 +178,17 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_folder_has_one_cache_before_and_after_it_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("site/public");
+        let before = cache_file(dir.path(), &output);
+        fs::create_dir_all(&output).unwrap();
+        assert_eq!(cache_file(dir.path(), &output), before);
+        let dotted = dir.path().join("site/./public");
+        assert_eq!(cache_file(dir.path(), &dotted), before);
+    }
 
     #[test]
     fn round_trips_and_rejects_other_versions_and_garbage() {

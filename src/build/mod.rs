@@ -24,7 +24,9 @@ pub use report::{BuildFailure, BuildReport};
 use crate::config::normalize_base_url;
 use crate::diagnostics::Diagnostic;
 use crate::graph::{link_with, SiteGraph};
+use crate::identity::IdentityRules;
 use crate::output::{is_safe_relative_path, OutputWriter, WriteStats};
+use crate::plan::redirects::SlugHistory;
 use crate::plan::{
     plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, PlannedOutput, SitePlan,
 };
@@ -81,6 +83,14 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
     build_with(options, &mut BuildMemo::default())
 }
 
+/// Reads and links the site at `options.root`, without planning or writing anything:
+/// its authors and papers, for reports on them (`check --authors`).
+pub fn link_site(options: &BuildOptions) -> Result<SiteGraph, BuildFailure> {
+    let mut memo = BuildMemo::default();
+    let (mut input, mut gathered) = load(options, &options.output_dir(), &mut memo)?;
+    Ok(link(&mut input, &memo, &mut gathered))
+}
+
 /// [`build`], reusing what the previous build in this process left in `memo` (and
 /// leaving this build's work there for the next). The output is the same with or
 /// without a memo.
@@ -124,7 +134,13 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
 
     let graph = link(&mut input, memo, &mut gathered);
     timings.mark("link");
-    let mut plan = plan(&graph, &input, &memo.plan, &mut gathered);
+    let mut plan = plan(
+        &graph,
+        &input,
+        &memo.plan,
+        previous.history(),
+        &mut gathered,
+    );
     timings.mark("plan");
     let renderer = Renderer::new(&input.templates)
         .map_err(|d| gathered.fail_because("template error".into(), d))?;
@@ -171,7 +187,9 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             .filter(|o| matches!(o.kind, OutputKind::Page(_)))
             .count(),
         files: plan.outputs.len() + static_files.len(),
+        redirects: plan.index.redirects.len(),
     };
+    let redirects = plan.index.slug_history.redirects.clone();
     let built = BuiltOutputs {
         previous,
         fingerprints,
@@ -181,13 +199,9 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let (write, diagnostics) =
         commit_and_save((plan, made), writer, built, gathered, &mut memo.saved)?;
     timings.mark("write");
-    Ok(BuildReport::new(
-        summary,
-        write,
-        diagnostics,
-        started.elapsed(),
-        output,
-    ))
+    let mut report = BuildReport::new(summary, write, diagnostics, started.elapsed(), output);
+    report.redirects = redirects;
+    Ok(report)
 }
 
 /// Reads and parses the sources, applies `--base-url`, and refuses an output folder
@@ -251,7 +265,8 @@ fn require_records(
 
 /// Links the record files into the site graph (and frees them).
 fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> SiteGraph {
-    let graph = link_with(&input.records, &memo.link);
+    let rules = IdentityRules::of_site(&input.config, &input.bios);
+    let graph = link_with(&input.records, &rules, &memo.link);
     drop(std::mem::take(&mut input.records));
     gathered.0.extend(graph.diagnostics.iter().cloned());
     graph
@@ -262,6 +277,7 @@ fn plan<'a>(
     graph: &'a SiteGraph,
     input: &'a SiteInput,
     memo: &'a PlanMemo,
+    history: &SlugHistory,
     gathered: &mut Gathered,
 ) -> SitePlan<'a> {
     let plan = plan_site(&PlanInput {
@@ -270,6 +286,7 @@ fn plan<'a>(
         bios: &input.bios,
         pages: &input.pages,
         memo,
+        history,
     });
     gathered.0.extend(plan.diagnostics.iter().cloned());
     plan
@@ -413,6 +430,7 @@ fn commit_and_save(
     saved: &mut SavedCache,
 ) -> Result<(WriteStats, Vec<Diagnostic>), BuildFailure> {
     let planned = std::mem::take(&mut plan.outputs);
+    let history = std::mem::take(&mut plan.index.slug_history);
     let ((), write) = rayon::join(
         move || drop((plan, made)),
         || -> Result<WriteStats, BuildFailure> {
@@ -434,6 +452,7 @@ fn commit_and_save(
                     &built.kept,
                     &committed,
                 ),
+                history,
             });
             if let Some(message) = saved.save(built.previous.cache_path, new_cache) {
                 gathered.0.push(Diagnostic::warning(message, None));

@@ -13,6 +13,7 @@ use super::cache::{self, BuildCache, OutputState};
 use super::memo::SavedCache;
 use super::BuildOptions;
 use crate::output::{Committed, FileState, OutputWriter, MANIFEST};
+use crate::plan::redirects::SlugHistory;
 use crate::plan::PlannedOutput;
 
 /// What the last successful build into this output folder left, as far as this build
@@ -25,6 +26,9 @@ pub(super) struct PreviousBuild {
     /// The last build's cache, unless there is none, it is unreadable or the build is
     /// forced (or only checks).
     pub cache: Option<Arc<BuildCache>>,
+    /// What earlier builds knew of slugs, when the cache is not used (a forced build
+    /// still keeps the redirects).
+    forced_history: Option<SlugHistory>,
     /// Whether this process saved that cache itself, so that it describes the output
     /// folder without a look at its files (files changed by hand while a long-running
     /// build runs are repaired by the next one-off build, which checks every file).
@@ -42,6 +46,9 @@ impl PreviousBuild {
     ) -> PreviousBuild {
         let cache_path = cache::cache_file(&options.root, output);
         let mut trusted = false;
+        let forced_history = (options.write && options.force)
+            .then(|| cache::load(&cache_path).map(|c| c.history))
+            .flatten();
         let cache = if options.write && !options.force {
             match saved.cache.take() {
                 Some((path, cache)) if path == cache_path => {
@@ -57,7 +64,22 @@ impl PreviousBuild {
             cache_path,
             inputs_hash,
             cache,
+            forced_history,
             trusted,
+        }
+    }
+
+    /// What the last build into this output folder knew of slugs (nothing, without one).
+    pub fn history(&self) -> &SlugHistory {
+        static NONE: SlugHistory = SlugHistory {
+            authors: Vec::new(),
+            papers: Vec::new(),
+            redirects: Vec::new(),
+        };
+        match (&self.cache, &self.forced_history) {
+            (Some(cache), _) => &cache.history,
+            (None, Some(history)) => history,
+            (None, None) => &NONE,
         }
     }
 

@@ -21,6 +21,11 @@ pub struct BuildReport {
     pub pages: usize,
     /// Output files in all (pages, data, static).
     pub files: usize,
+    /// How many old URLs lead to moved pages.
+    pub redirect_count: usize,
+    /// Those redirects, `(old site path, new site path)`, when this build planned them
+    /// (empty when the site was unchanged).
+    pub redirects: Vec<(String, String)>,
     /// What writing did (all zero for `check`).
     pub write: WriteStats,
     /// Every diagnostic, in a stable order.
@@ -46,6 +51,8 @@ impl BuildReport {
             shared_papers: summary.shared_papers,
             pages: summary.pages,
             files: summary.files,
+            redirect_count: summary.redirects,
+            redirects: Vec::new(),
             write,
             diagnostics,
             duration,
@@ -65,6 +72,13 @@ impl BuildReport {
             self.shared_papers,
             self.pages,
         );
+        if self.redirect_count > 0 {
+            line.push_str(&format!(
+                ", {} redirect{} from old URLs",
+                self.redirect_count,
+                plural(self.redirect_count)
+            ));
+        }
         if verb == "Built" {
             line.push_str(&format!(
                 "; {} file{} written, {} unchanged, {} removed",
@@ -81,6 +95,29 @@ impl BuildReport {
             self.duration.as_millis()
         ));
         line
+    }
+}
+
+/// How many redirects [`BuildReport::redirect_lines`] lists before it sums up.
+pub const REDIRECTS_LISTED: usize = 10;
+
+impl BuildReport {
+    /// The redirects, one line each (`  /authors/old/ -> /authors/new/`), at most
+    /// [`REDIRECTS_LISTED`] and then how many more `_redirects` lists.
+    pub fn redirect_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .redirects
+            .iter()
+            .take(REDIRECTS_LISTED)
+            .map(|(from, to)| format!("  redirect /{from} -> /{to}"))
+            .collect();
+        if self.redirects.len() > REDIRECTS_LISTED {
+            lines.push(format!(
+                "  ... and {} more redirects (see _redirects in the output)",
+                self.redirects.len() - REDIRECTS_LISTED
+            ));
+        }
+        lines
     }
 }
 

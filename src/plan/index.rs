@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::paths::{author_path, paper_path, public_url};
 use super::profiles::{merge_profiles, Profile};
+use super::redirects::{plan_redirects, Redirect, SlugHistory};
 use super::texts::{convert_texts, PaperText};
 use super::{PageKind, PlanInput, RESERVED_SEGMENTS};
 use crate::config::{ExportsMode, SiteConfig};
@@ -58,6 +59,10 @@ pub struct SiteIndex<'a> {
     pub paper_shards: Vec<Vec<PaperId>>,
     /// The site path of every page the sitemap lists (see [`sitemap_paths`]).
     pub sitemap_paths: Vec<String>,
+    /// Old URLs that lead to pages, by old path (see [`super::redirects`]).
+    pub redirects: Vec<Redirect>,
+    /// What the next build into the same output folder needs to tell moved pages.
+    pub slug_history: SlugHistory,
 }
 
 /// The site paths of the pages a sitemap lists: every page of [`super::list_pages`]
@@ -139,7 +144,7 @@ pub struct LetterList {
 
 impl<'a> SiteIndex<'a> {
     /// Indexes a linked site; what does not check out is reported in `diagnostics`.
-    pub fn new(input: &PlanInput<'a>, diagnostics: &mut Vec<Diagnostic>) -> SiteIndex<'a> {
+    pub fn new(input: &PlanInput<'a, '_>, diagnostics: &mut Vec<Diagnostic>) -> SiteIndex<'a> {
         let graph = input.graph;
         let config = input.config;
         let profiles = merge_profiles(graph, config, input.bios, diagnostics);
@@ -167,6 +172,9 @@ impl<'a> SiteIndex<'a> {
         let author_lists_inline =
             inline_author_lists(graph, config, &paper_texts, &paper_author_names);
         let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
+        let author_paths: Vec<String> = graph.authors.iter().map(author_path).collect();
+        let (redirects, slug_history) =
+            plan_redirects(graph, &author_paths, &paper_paths, input.history);
         let paper_urls = paper_paths
             .iter()
             .map(|path| public_url(config, path))
@@ -180,7 +188,7 @@ impl<'a> SiteIndex<'a> {
             subjects,
             years,
             newest,
-            author_paths: graph.authors.iter().map(author_path).collect(),
+            author_paths,
             paper_paths,
             paper_urls,
             paper_texts,
@@ -191,6 +199,8 @@ impl<'a> SiteIndex<'a> {
             author_shards: data_shards(graph.authors.iter().map(|a| a.slug.as_str())),
             paper_shards: data_shards(graph.papers.iter().map(|p| p.slug.as_str())),
             sitemap_paths: Vec::new(),
+            redirects,
+            slug_history,
         };
         index.sitemap_paths = sitemap_paths(&index);
         index

@@ -14,6 +14,7 @@ use crate::reuse::Reuse;
 pub mod index;
 pub mod paths;
 pub mod profiles;
+pub mod redirects;
 pub mod texts;
 
 pub use index::{nearby_papers, SiteIndex};
@@ -92,6 +93,11 @@ pub enum OutputKind {
     AuthorCitations(AuthorId, CitationFormat),
     /// A file of the search index, by its path (`search/meta.json`, ...).
     SearchIndex(String),
+    /// An old URL's page, leading to the new one (by index in
+    /// [`SiteIndex::redirects`]).
+    Redirect(usize),
+    /// `/_redirects`: every redirect, in the format static hosts read.
+    RedirectsList,
 }
 
 /// Which Atom feed.
@@ -183,7 +189,7 @@ pub enum PageKind {
 }
 
 /// Everything the planner reads.
-pub struct PlanInput<'a> {
+pub struct PlanInput<'a, 'h> {
     /// The linked authors and papers.
     pub graph: &'a SiteGraph,
     /// Site configuration.
@@ -194,6 +200,8 @@ pub struct PlanInput<'a> {
     pub pages: &'a [ExtraPage],
     /// Work the previous build in this process left to reuse.
     pub memo: &'a PlanMemo,
+    /// What earlier builds into the same output folder knew of slugs.
+    pub history: &'h redirects::SlugHistory,
 }
 
 /// Work a plan can reuse from the previous build in the same process (see
@@ -216,7 +224,7 @@ impl PlanMemo {
 }
 
 /// Plans the whole site.
-pub fn plan_site<'a>(input: &PlanInput<'a>) -> SitePlan<'a> {
+pub fn plan_site<'a>(input: &PlanInput<'a, '_>) -> SitePlan<'a> {
     let mut diagnostics = Vec::new();
     let index = SiteIndex::new(input, &mut diagnostics);
     let outputs = list_outputs(&index)
@@ -248,7 +256,7 @@ pub fn plan_site<'a>(input: &PlanInput<'a>) -> SitePlan<'a> {
 
 /// Every output of the site, in a fixed order: pages (home and indexes, authors, papers,
 /// subjects, years, extra pages), feeds, the sitemap, robots.txt, data files, then
-/// citation exports.
+/// citation exports, redirects.
 fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
     let graph = index.graph;
     let mut kinds: Vec<OutputKind> = list_pages(index)
@@ -282,6 +290,10 @@ fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
         }
         let list_files = (0..graph.authors.len()).filter(|&id| !index.author_lists_inline[id]);
         kinds.extend(list_files.map(|id| OutputKind::AuthorCitations(id, format)));
+    }
+    if !index.redirects.is_empty() {
+        kinds.extend((0..index.redirects.len()).map(OutputKind::Redirect));
+        kinds.push(OutputKind::RedirectsList);
     }
     kinds
 }
@@ -365,6 +377,8 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
         OutputKind::AuthorsShard(n) => (data_shard_path("authors", *n), None),
         OutputKind::PapersShard(n) => (data_shard_path("papers", *n), None),
         OutputKind::SearchIndex(path) => (path.clone(), None),
+        OutputKind::Redirect(n) => (paths::output_path(&index.redirects[*n].from), None),
+        OutputKind::RedirectsList => ("_redirects".into(), None),
         OutputKind::PaperCitation(id, format) => (
             format!("{}cite.{}", index.paper_paths[*id], format.extension()),
             None,

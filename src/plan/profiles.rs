@@ -1,12 +1,13 @@
 //! Author profiles: the name from the record files, with what the configuration and the
-//! author's bio add (checked: web URLs, ORCID iDs, safe photo paths).
+//! author's bio add (checked: web URLs, registry identifiers, safe photo paths).
 
 use std::path::Path;
 
 use crate::config::{AuthorDetails, SiteConfig, CONFIG_FILE};
-use crate::content::{is_orcid, is_safe_url, is_web_url, Bio};
+use crate::content::{is_safe_url, is_web_url, Bio};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::SiteGraph;
+use crate::identifiers::{Registry, REGISTRIES};
 use crate::normalize::name_key;
 
 /// Profile details of one author after merging config and bio.
@@ -14,14 +15,17 @@ use crate::normalize::name_key;
 pub struct Profile {
     /// Display name (the record files' unless configured).
     pub name: String,
+    /// What tells this author from others of the same name (see
+    /// [`crate::graph::Author::disambiguation`]).
+    pub disambiguation: Option<String>,
     /// Bio as HTML (safe).
     pub bio_html: Option<String>,
     /// Institution.
     pub affiliation: Option<String>,
     /// Homepage (an http(s) URL).
     pub homepage: Option<String>,
-    /// ORCID iD, checksum checked.
-    pub orcid: Option<String>,
+    /// Identifiers in scholarly registries, checked, in the order of [`REGISTRIES`].
+    pub identifiers: Vec<(Registry, String)>,
     /// Photo: a safe site path or URL.
     pub photo: Option<String>,
 }
@@ -39,6 +43,7 @@ pub fn merge_profiles(
         .iter()
         .map(|a| Profile {
             name: a.name.clone(),
+            disambiguation: a.disambiguation.clone(),
             ..Profile::default()
         })
         .collect();
@@ -78,23 +83,25 @@ pub fn merge_profiles(
     profiles
 }
 
-/// Merges an author's details into their profile, checking names and URLs; what does
-/// not check out is reported and ignored.
+/// Merges an author's details into their profile, checking names, URLs and
+/// identifiers; what does not check out is reported (at the key's line) and ignored.
 fn apply(
     profile: &mut Profile,
     details: &AuthorDetails,
     path: &Path,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let mut reject = |what: String| {
-        diagnostics.push(Diagnostic::warning(
-            format!("{}: {what}; ignored", path.display()),
-            None,
-        ))
+    let mut reject = |key: &str, what: String| {
+        let location = details.location_of(key).cloned();
+        let message = match location {
+            Some(_) => format!("{what}; ignored"),
+            None => format!("{}: {what}; ignored", path.display()),
+        };
+        diagnostics.push(Diagnostic::warning(message, location));
     };
     if let Some(name) = details.name.as_deref().map(str::trim) {
         if name.is_empty() {
-            reject("empty display name".into());
+            reject("name", "empty display name".into());
         } else {
             profile.name = name.to_string();
         }
@@ -106,22 +113,30 @@ fn apply(
         if is_web_url(url) {
             profile.homepage = Some(url.trim().to_string());
         } else {
-            reject(format!("homepage `{url}` is not an http(s) URL"));
+            reject(
+                "homepage",
+                format!("homepage `{url}` is not an http(s) URL"),
+            );
         }
     }
-    if let Some(id) = &details.orcid {
-        let id = id.trim().trim_start_matches("https://orcid.org/");
-        if is_orcid(id) {
-            profile.orcid = Some(id.to_string());
-        } else {
-            reject(format!("`{id}` is not a valid ORCID iD"));
+    for registry in REGISTRIES {
+        let Some(written) = details.identifier(registry) else {
+            continue;
+        };
+        match registry.parse(written) {
+            Ok(id) => {
+                profile.identifiers.retain(|(r, _)| *r != registry);
+                profile.identifiers.push((registry, id));
+                profile.identifiers.sort();
+            }
+            Err(why) => reject(registry.key(), format!("{}: {why}", registry.key())),
         }
     }
     if let Some(p) = &details.photo {
         if is_safe_url(p) && !p.contains("..") {
             profile.photo = Some(p.clone());
         } else {
-            reject(format!("photo `{p}` is not a safe path or URL"));
+            reject("photo", format!("photo `{p}` is not a safe path or URL"));
         }
     }
 }

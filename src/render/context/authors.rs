@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    pagination, AuthorCount, LetterGroup, LetterLink, OutputBuilder, PageContext, PageData, Reads,
-    SubjectLink, COAUTHORS_LISTED,
+    pagination, AuthorCount, IdentifierLink, LetterGroup, LetterLink, OutputBuilder, PageContext,
+    PageData, Reads, SubjectLink, COAUTHORS_LISTED,
 };
 use crate::coauthor_graph::{coauthor_svg, GraphNode};
 use crate::content::is_web_url;
@@ -197,7 +197,16 @@ impl OutputBuilder<'_> {
                 bio_html: profile.bio_html.clone(),
                 affiliation: profile.affiliation.clone(),
                 homepage: profile.homepage.clone(),
-                orcid: profile.orcid.clone(),
+                disambiguation: profile.disambiguation.clone(),
+                identifiers: profile
+                    .identifiers
+                    .iter()
+                    .map(|(registry, id)| IdentifierLink {
+                        label: registry.label(),
+                        id: id.clone(),
+                        url: registry.url(id),
+                    })
+                    .collect(),
                 photo: profile.photo.as_ref().map(|photo| {
                     if is_web_url(photo) {
                         photo.clone()

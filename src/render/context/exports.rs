@@ -48,14 +48,20 @@ impl OutputBuilder<'_> {
         bytes
     }
 
-    /// `/data/authors/<n>.json`: `[{id, name, url, papers: [paper ids]}]`, for the
-    /// authors of shard `n`.
+    /// `/data/authors/<n>.json`: `[{id, name, disambiguation?, url, homepage?,
+    /// identifiers: {orcid?, dblp?, ...}, papers: [paper ids]}]`, for the authors of
+    /// shard `n`.
     pub(super) fn authors_json(&self, n: usize) -> Vec<u8> {
         #[derive(Serialize, Hash)]
         struct AuthorJson<'a> {
             id: &'a str,
             name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            disambiguation: Option<&'a str>,
             url: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            homepage: Option<&'a str>,
+            identifiers: std::collections::BTreeMap<&'static str, &'a str>,
             papers: Vec<&'a str>,
         }
         let v = &self.v;
@@ -64,10 +70,18 @@ impl OutputBuilder<'_> {
             .par_iter()
             .map(|&id| {
                 let author = v.author(id);
+                let profile = author.profile;
                 AuthorJson {
                     id: author.slug,
-                    name: &author.profile.name,
+                    name: &profile.name,
+                    disambiguation: profile.disambiguation.as_deref(),
                     url: v.public_url(author.path),
+                    homepage: profile.homepage.as_deref(),
+                    identifiers: profile
+                        .identifiers
+                        .iter()
+                        .map(|(registry, id)| (registry.key(), id.as_str()))
+                        .collect(),
                     papers: v
                         .author_papers(id)
                         .iter()

@@ -130,15 +130,28 @@ impl OutputBuilder<'_> {
             .homepage
             .iter()
             .cloned()
-            .chain(
-                profile
-                    .orcid
-                    .iter()
-                    .map(|o| format!("https://orcid.org/{o}")),
-            )
+            .chain(profile.identifiers.iter().map(|(r, id)| r.url(id)))
             .collect();
         if !same_as.is_empty() {
             person["sameAs"] = json!(same_as);
+        }
+        if !profile.identifiers.is_empty() {
+            let identifiers: Vec<_> = profile
+                .identifiers
+                .iter()
+                .map(|(registry, id)| {
+                    json!({
+                        "@type": "PropertyValue",
+                        "propertyID": registry.label(),
+                        "value": id,
+                        "url": registry.url(id),
+                    })
+                })
+                .collect();
+            person["identifier"] = json!(identifiers);
+        }
+        if let Some(disambiguation) = &profile.disambiguation {
+            person["disambiguatingDescription"] = json!(disambiguation);
         }
         if let Some(photo) = &profile.photo {
             person["image"] = json!(if crate::content::is_web_url(photo) {

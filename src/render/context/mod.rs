@@ -24,6 +24,7 @@ mod home;
 mod metadata;
 mod paper;
 pub mod reads;
+mod redirects;
 mod site_pages;
 mod subjects;
 mod years;
@@ -143,8 +144,10 @@ impl<'a> OutputMaker<'a> {
             | OutputKind::SitemapPart(_)
             | OutputKind::AuthorsData
             | OutputKind::PapersData
-            | OutputKind::SearchIndex(_) => Reads::whole_site(),
+            | OutputKind::SearchIndex(_)
+            | OutputKind::RedirectsList => Reads::whole_site(),
             OutputKind::Robots => Reads::default(),
+            OutputKind::Redirect(n) => redirects::reads(ix, *n),
             OutputKind::AuthorsShard(n) => Reads {
                 author_lists: ix.author_shards[*n].clone(),
                 ..Reads::default()
@@ -203,6 +206,8 @@ impl<'a> OutputMaker<'a> {
             OutputKind::AuthorCitations(id, format) => {
                 Output::Bytes(b.author_citations(*id, *format))
             }
+            OutputKind::Redirect(n) => Output::Bytes(b.redirect_page(*n)),
+            OutputKind::RedirectsList => Output::Bytes(b.redirects_list()),
         }
     }
 }
@@ -595,6 +600,17 @@ pub struct AuthorLink {
     pub href: String,
 }
 
+/// An author's identifier in a scholarly registry, as a profile shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct IdentifierLink {
+    /// The registry, e.g. `ORCID`.
+    pub label: &'static str,
+    /// The id, e.g. `0000-0002-1825-0097`.
+    pub id: String,
+    /// The registry's page of the author.
+    pub url: String,
+}
+
 /// An author in a list, with a count.
 #[derive(Debug, Clone, Serialize)]
 pub struct AuthorCount {
@@ -818,8 +834,10 @@ pub enum PageData {
         affiliation: Option<String>,
         /// Homepage.
         homepage: Option<String>,
-        /// ORCID iD.
-        orcid: Option<String>,
+        /// What tells this author from others of the same name, if the site says.
+        disambiguation: Option<String>,
+        /// Profiles in scholarly registries (ORCID, dblp, ...).
+        identifiers: Vec<IdentifierLink>,
         /// Photo URL.
         photo: Option<String>,
         /// Number of papers.

@@ -252,15 +252,17 @@ impl Entities {
 
 /// What an author card shows.
 fn author_card(author: &Author, profile: &Profile) -> u64 {
-    Fingerprint::new("author")
-        .str(&author.slug)
+    let mut h = Fingerprint::new("author");
+    h.str(&author.slug)
         .str(&profile.name)
+        .opt(profile.disambiguation.as_deref())
         .opt(profile.bio_html.as_deref())
         .opt(profile.affiliation.as_deref())
-        .opt(profile.homepage.as_deref())
-        .opt(profile.orcid.as_deref())
-        .opt(profile.photo.as_deref())
-        .finish()
+        .opt(profile.homepage.as_deref());
+    for (registry, id) in &profile.identifiers {
+        h.str(registry.key()).str(id);
+    }
+    h.opt(profile.photo.as_deref()).finish()
 }
 
 /// What a paper card shows: the paper's own fields (its texts and URL follow from them
@@ -422,6 +424,11 @@ impl<'a> View<'a> {
             debug_assert!(self.allows_author(*id));
         }
         crate::plan::feed_path(self.ix, kind)
+    }
+
+    /// Redirect `n` of the site (its old path is the output's own).
+    pub fn redirect(&self, n: usize) -> &'a crate::plan::redirects::Redirect {
+        &self.ix.redirects[n]
     }
 
     /// The whole index, for outputs that summarize the whole site.
@@ -740,6 +747,7 @@ mod tests {
             bios: &bios,
             pages: &pages,
             memo: &memo,
+            history: &Default::default(),
         });
         let render_memo = RenderMemo::default();
         let maker = OutputMaker::new(&plan.index, &render_memo);
@@ -901,6 +909,7 @@ mod tests {
             bios: &[],
             pages: &[],
             memo: &memo,
+            history: &Default::default(),
         });
         let reads = super::Reads::default();
         super::View::new(&plan.index, &reads).paper(0);

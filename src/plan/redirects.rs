@@ -1,0 +1,299 @@
+//! Old URLs that keep working: when an author's or a paper's slug changes, its old page
+//! becomes a small redirect to the new one, and `_redirects` lists it for static hosts.
+//!
+//! A redirect comes from
+//! * the site's identity settings: a slug an author's files would have by their names
+//!   alone, which no author holds any more (an alias, a split; see
+//!   [`crate::identity`]);
+//! * what earlier builds into the same output folder knew ([`SlugHistory`], kept in the
+//!   build cache): an author whose record files are the same as those of an earlier
+//!   slug (the name in the files was corrected), a paper whose record files, year and
+//!   abstract are the same as those of an earlier slug (its title was corrected), and
+//!   every redirect an earlier build made, while its old URL is not a page again.
+//!
+//! A redirect never shadows a page, and leads straight to a page (chains are followed).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
+use crate::hash::content_hash;
+use crate::normalize::text_key_hash;
+
+/// An old site path that leads to a page.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Redirect {
+    /// The old site path, e.g. `authors/jurgen-kurths-7717b4/`.
+    pub from: String,
+    /// The page it leads to.
+    pub to: RedirectTarget,
+}
+
+/// The page a redirect leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RedirectTarget {
+    /// An author's page.
+    Author(AuthorId),
+    /// A paper's page.
+    Paper(PaperId),
+}
+
+/// What a build leaves for the next one to tell moved pages: each author's and paper's
+/// slug with a hash of what makes it the same one, and the redirects made.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlugHistory {
+    /// `(slug, hash of the author's record-file paths)`.
+    pub authors: Vec<(String, u64)>,
+    /// `(slug, hash of the paper's record-file paths, year and abstract)`.
+    pub papers: Vec<(String, u64)>,
+    /// `(old site path, site path it leads to)`.
+    pub redirects: Vec<(String, String)>,
+}
+
+/// The identity of an author across builds: its record files.
+fn author_identity(author: &Author) -> u64 {
+    let mut bytes = Vec::new();
+    for path in &author.files {
+        bytes.extend_from_slice(path.to_string_lossy().as_bytes());
+        bytes.push(0);
+    }
+    content_hash(&bytes)
+}
+
+/// The identity of a paper across builds: its record files, year and abstract.
+fn paper_identity(paper: &Paper) -> u64 {
+    let mut files: Vec<_> = paper.occurrences.iter().map(|o| &o.path).collect();
+    files.sort();
+    files.dedup();
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(&paper.year.to_le_bytes());
+    let abstract_key = paper.abstract_text.as_deref().map_or(0, text_key_hash);
+    bytes.extend_from_slice(&abstract_key.to_le_bytes());
+    for path in files {
+        bytes.extend_from_slice(path.to_string_lossy().as_bytes());
+        bytes.push(0);
+    }
+    content_hash(&bytes)
+}
+
+/// The site's redirects, by old path, and the history the next build starts from.
+pub fn plan_redirects(
+    graph: &SiteGraph,
+    author_paths: &[String],
+    paper_paths: &[String],
+    history: &SlugHistory,
+) -> (Vec<Redirect>, SlugHistory) {
+    let mut target_of_path: HashMap<&str, RedirectTarget> = HashMap::new();
+    for (id, path) in author_paths.iter().enumerate() {
+        target_of_path.insert(path, RedirectTarget::Author(id));
+    }
+    for (id, path) in paper_paths.iter().enumerate() {
+        target_of_path.insert(path, RedirectTarget::Paper(id));
+    }
+    let author_identities: Vec<u64> = graph.authors.iter().map(author_identity).collect();
+    let paper_identities: Vec<u64> = graph.papers.iter().map(paper_identity).collect();
+
+    let mut redirects: BTreeMap<String, RedirectTarget> = BTreeMap::new();
+    let mut add = |from: String, to: RedirectTarget| {
+        if !target_of_path.contains_key(from.as_str()) {
+            redirects.entry(from).or_insert(to);
+        }
+    };
+    for (slug, id) in &graph.former_author_slugs {
+        add(format!("authors/{slug}/"), RedirectTarget::Author(*id));
+    }
+    let author_of_identity = first_by_identity(&author_identities);
+    for (slug, identity) in &history.authors {
+        if let Some(&id) = author_of_identity.get(identity) {
+            add(format!("authors/{slug}/"), RedirectTarget::Author(id));
+        }
+    }
+    let paper_of_identity = first_by_identity(&paper_identities);
+    for (slug, identity) in &history.papers {
+        if let Some(&id) = paper_of_identity.get(identity) {
+            add(format!("papers/{slug}/"), RedirectTarget::Paper(id));
+        }
+    }
+    carry_redirects(&history.redirects, &target_of_path, &mut redirects);
+
+    let path_of = |to: &RedirectTarget| match *to {
+        RedirectTarget::Author(id) => author_paths[id].clone(),
+        RedirectTarget::Paper(id) => paper_paths[id].clone(),
+    };
+    let next = SlugHistory {
+        authors: graph
+            .authors
+            .iter()
+            .zip(author_identities)
+            .map(|(a, identity)| (a.slug.clone(), identity))
+            .collect(),
+        papers: graph
+            .papers
+            .iter()
+            .zip(paper_identities)
+            .map(|(p, identity)| (p.slug.clone(), identity))
+            .collect(),
+        redirects: redirects
+            .iter()
+            .map(|(from, to)| (from.clone(), path_of(to)))
+            .collect(),
+    };
+    let list = redirects
+        .into_iter()
+        .map(|(from, to)| Redirect { from, to })
+        .collect();
+    (list, next)
+}
+
+/// The first index holding each identity (identities held by several are ambiguous:
+/// the first in slug order wins, as slugs are sorted).
+fn first_by_identity(identities: &[u64]) -> HashMap<u64, usize> {
+    let mut first = HashMap::with_capacity(identities.len());
+    for (id, &identity) in identities.iter().enumerate() {
+        first.entry(identity).or_insert(id);
+    }
+    first
+}
+
+/// Keeps an earlier build's redirects whose old path is not a page again, each leading
+/// to its page, or through a redirect made now to that one's page.
+fn carry_redirects(
+    earlier: &[(String, String)],
+    target_of_path: &HashMap<&str, RedirectTarget>,
+    redirects: &mut BTreeMap<String, RedirectTarget>,
+) {
+    let made_now: HashMap<String, RedirectTarget> = redirects.clone().into_iter().collect();
+    let mut seen = HashSet::new();
+    for (from, to) in earlier {
+        if target_of_path.contains_key(from.as_str()) || !seen.insert(from) {
+            continue;
+        }
+        let target = target_of_path
+            .get(to.as_str())
+            .copied()
+            .or_else(|| made_now.get(to).copied());
+        if let Some(target) = target {
+            redirects.entry(from.clone()).or_insert(target);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::link;
+    use crate::records::{Record, RecordFile};
+    use std::path::PathBuf;
+
+    fn file(path: &str, name: &str, title: &str) -> RecordFile {
+        RecordFile {
+            path: PathBuf::from(path),
+            author_name: name.into(),
+            declared_count: Some(1),
+            records: vec![Record {
+                source: "arXiv".into(),
+                year: 2024,
+                title: title.into(),
+                abstract_text: Some("The same abstract.".into()),
+                subjects: vec!["cs.DL".into()],
+                line: 9,
+            }],
+        }
+    }
+
+    fn redirects_of(
+        graph: &SiteGraph,
+        history: &SlugHistory,
+    ) -> (Vec<(String, String)>, SlugHistory) {
+        let authors: Vec<String> = graph
+            .authors
+            .iter()
+            .map(crate::plan::paths::author_path)
+            .collect();
+        let papers: Vec<String> = graph
+            .papers
+            .iter()
+            .map(crate::plan::paths::paper_path)
+            .collect();
+        let (list, next) = plan_redirects(graph, &authors, &papers, history);
+        let shown = list
+            .iter()
+            .map(|r| {
+                let to = match r.to {
+                    RedirectTarget::Author(id) => authors[id].clone(),
+                    RedirectTarget::Paper(id) => papers[id].clone(),
+                };
+                (r.from.clone(), to)
+            })
+            .collect();
+        (shown, next)
+    }
+
+    #[test]
+    fn a_corrected_title_and_a_corrected_name_leave_redirects() {
+        let before = link(&[file(
+            "content/records/a.txt",
+            "Jurgen Kurths",
+            "Chaos Synchronisation",
+        )]);
+        let (none, history) = redirects_of(&before, &SlugHistory::default());
+        assert!(none.is_empty());
+        let after = link(&[file(
+            "content/records/a.txt",
+            "Jürgen Kurths",
+            "Chaos Synchronization",
+        )]);
+        let (redirects, next) = redirects_of(&after, &history);
+        // Transliterated, both names slugify alike: the author page did not move.
+        assert_eq!(
+            redirects,
+            vec![(
+                "papers/chaos-synchronisation-2024/".to_string(),
+                "papers/chaos-synchronization-2024/".to_string()
+            )]
+        );
+        // A later build keeps it, and a second correction leads the old URL to the newest.
+        let again = link(&[file(
+            "content/records/a.txt",
+            "J. Kurths",
+            "Chaos synchronization (2)",
+        )]);
+        let (redirects, _) = redirects_of(&again, &next);
+        assert_eq!(
+            redirects,
+            vec![
+                (
+                    "authors/jurgen-kurths/".to_string(),
+                    "authors/j-kurths/".to_string()
+                ),
+                (
+                    "papers/chaos-synchronisation-2024/".to_string(),
+                    "papers/chaos-synchronization-2-2024/".to_string()
+                ),
+                (
+                    "papers/chaos-synchronization-2024/".to_string(),
+                    "papers/chaos-synchronization-2-2024/".to_string()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_redirect_never_shadows_a_page_and_a_changed_paper_is_not_followed() {
+        let before = link(&[file("content/records/a.txt", "Ada Lovelace", "Notes")]);
+        let (_, history) = redirects_of(&before, &SlugHistory::default());
+        // Another abstract: not the same paper, so no redirect.
+        let mut changed = file("content/records/a.txt", "Ada Lovelace", "Notes, revised");
+        changed.records[0].abstract_text = Some("Another abstract.".into());
+        let (redirects, next) = redirects_of(&link(&[changed]), &history);
+        assert!(redirects.is_empty(), "{redirects:?}");
+        // An old path that is a page again is no redirect.
+        let history = SlugHistory {
+            redirects: vec![("papers/notes-2024/".into(), "papers/gone-2024/".into())],
+            ..next
+        };
+        let (redirects, _) = redirects_of(&before, &history);
+        assert!(redirects.is_empty(), "{redirects:?}");
+    }
+}
