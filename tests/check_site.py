@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Independent checks of a built site, as CI runs them (see .ci/run):
 
-* every internal link and asset reference (href, src) of every HTML page resolves
-  to a file of the site (anchors included: the target id must exist);
+* every internal link and asset reference (href, src, a refresh's URL) of every HTML
+  page resolves to a file of the site (anchors included: the target id must exist);
+* both paths of every line of `_redirects` are pages (the old one a redirect page);
 * every Atom feed parses with feedparser (a real feed parser) without errors, and
   every entry has an id, a title, a link and an updated date;
 * the sitemap parses as XML and every <loc> is a page of the site;
@@ -32,6 +33,10 @@ class Page(HTMLParser):
         attrs = dict(attrs)
         if "id" in attrs:
             self.ids.add(attrs["id"])
+        if tag == "meta" and (attrs.get("http-equiv") or "").lower() == "refresh":
+            content = attrs.get("content") or ""
+            if "url=" in content:
+                self.refs.append(content.split("url=", 1)[1])
         for name in ("href", "src"):
             value = attrs.get(name)
             if value is not None and not (tag == "link" and attrs.get("rel") == "canonical"):
@@ -119,6 +124,19 @@ def check(root):
                 problems.append(f"sitemap.xml: {loc} is not a page of the site")
     else:
         problems.append("no sitemap.xml")
+    redirects = 0
+    if "_redirects" in files:
+        with open(os.path.join(root, "_redirects"), encoding="utf-8") as handle:
+            for line in handle:
+                parts = line.split()
+                redirects += 1
+                if len(parts) != 3 or parts[2] != "301":
+                    problems.append(f"_redirects: not `from to 301`: {line.strip()}")
+                    continue
+                for path in parts[:2]:
+                    page = path.lstrip("/") + "index.html"
+                    if page not in files:
+                        problems.append(f"_redirects: {path} is not a page of the site")
     jsons = [f for f in files if f.endswith(".json")]
     for name in jsons:
         try:
@@ -127,7 +145,7 @@ def check(root):
         except ValueError as error:
             problems.append(f"{name}: invalid JSON: {error}")
     print(f"{root}: {len(pages)} pages, {links} internal links, {len(feeds)} feeds, "
-          f"{len(jsons)} JSON files: {len(problems)} problem(s)")
+          f"{len(jsons)} JSON files, {redirects} redirects: {len(problems)} problem(s)")
     return problems
 
 
