@@ -11,7 +11,9 @@
 //!   the file on disk is not the one written (another size, or a time outside the span).
 //!
 //! A missing, unreadable or older-version cache is simply ignored: the build is then a
-//! full one. The cache never changes what is built, only how much work it takes.
+//! full one. The cache changes what is built only by the slug history it keeps
+//! (`history`: the redirects of moved pages; a forced build keeps it too); for the rest
+//! it changes only how much work a build takes.
 
 use std::collections::HashMap;
 use std::fs;
