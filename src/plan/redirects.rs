@@ -96,7 +96,7 @@ pub fn plan_redirects(
 
     let mut redirects: BTreeMap<String, RedirectTarget> = BTreeMap::new();
     let mut add = |from: String, to: RedirectTarget| {
-        if !target_of_path.contains_key(from.as_str()) {
+        if is_page_path(&from) && !target_of_path.contains_key(from.as_str()) {
             redirects.entry(from).or_insert(to);
         }
     };
@@ -146,6 +146,17 @@ pub fn plan_redirects(
     (list, next)
 }
 
+/// Whether `path` is where an author or a paper page can be (`authors/<slug>/`,
+/// `papers/<slug>/`): what a remembered path must be to become a redirect, however the
+/// cache it was read from came to be.
+fn is_page_path(path: &str) -> bool {
+    let slug = path
+        .strip_prefix("authors/")
+        .or_else(|| path.strip_prefix("papers/"))
+        .and_then(|rest| rest.strip_suffix('/'));
+    slug.is_some_and(crate::slug::is_slug)
+}
+
 /// The first index holding each identity (identities held by several are ambiguous:
 /// the first in slug order wins, as slugs are sorted).
 fn first_by_identity(identities: &[u64]) -> HashMap<u64, usize> {
@@ -166,7 +177,7 @@ fn carry_redirects(
     let made_now: HashMap<String, RedirectTarget> = redirects.clone().into_iter().collect();
     let mut seen = HashSet::new();
     for (from, to) in earlier {
-        if target_of_path.contains_key(from.as_str()) || !seen.insert(from) {
+        if !is_page_path(from) || target_of_path.contains_key(from.as_str()) || !seen.insert(from) {
             continue;
         }
         let target = target_of_path
@@ -292,6 +303,18 @@ mod tests {
         let history = SlugHistory {
             redirects: vec![("papers/notes-2024/".into(), "papers/gone-2024/".into())],
             ..next
+        };
+        let (redirects, _) = redirects_of(&before, &history);
+        assert!(redirects.is_empty(), "{redirects:?}");
+        // A remembered path that is no author's or paper's place is ignored.
+        let history = SlugHistory {
+            redirects: vec![
+                ("../outside/".into(), "papers/notes-2024/".into()),
+                ("authors/x/../../y/".into(), "papers/notes-2024/".into()),
+                ("authors/_a/".into(), "papers/notes-2024/".into()),
+            ],
+            authors: vec![("../up".into(), 0)],
+            ..SlugHistory::default()
         };
         let (redirects, _) = redirects_of(&before, &history);
         assert!(redirects.is_empty(), "{redirects:?}");
