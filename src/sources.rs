@@ -194,7 +194,11 @@ const STAMP_MIN_AGE: Duration = Duration::from_secs(2);
 
 /// A key for `path`'s size and modification time, when they can be trusted.
 fn stamp_key(shown: &str, path: &Path) -> Option<u64> {
-    let meta = fs::metadata(path).ok()?;
+    stamp_key_of(shown, &fs::metadata(path).ok()?)
+}
+
+/// A key for the size and modification time `meta` gives, when they can be trusted.
+fn stamp_key_of(shown: &str, meta: &fs::Metadata) -> Option<u64> {
     let modified = meta.modified().ok()?;
     let age = std::time::SystemTime::now().duration_since(modified).ok()?;
     if age < STAMP_MIN_AGE {
@@ -266,8 +270,8 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
                 let parsed = Arc::clone(&known.parsed);
                 return (Some(parsed), Vec::new(), Some((shown, known.hash)));
             }
-            match fs::read(path) {
-                Ok(bytes) => {
+            match read_whole(path) {
+                Ok((bytes, meta)) => {
                     let hash = content_hash(&bytes);
                     let key = || crate::hash::key("record file", &(&shown, hash));
                     let file = parsed.get_or(key, || {
@@ -277,7 +281,9 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
                             diagnostics,
                         }
                     });
-                    if let Some(stamp) = stamp {
+                    // The stamp of the file read, which may not be the one looked at
+                    // before if it was replaced since.
+                    if let Some(stamp) = stamp.and_then(|_| stamp_key_of(&shown, &meta)) {
                         let parsed = Arc::clone(&file);
                         stamps.insert(stamp, StampedRecordFile { hash, parsed });
                     }
@@ -307,6 +313,33 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
     (files, diagnostics, hashes)
 }
 
+/// How many times a file that changes while it is read is read again.
+const READ_ATTEMPTS: usize = 3;
+
+/// The bytes of the file at `path`, read whole from one open file, with its metadata.
+/// A file replaced (renamed over) meanwhile is read as it was when opened; one written
+/// in place while it is read (its size or time changes) is read again, and is an error
+/// if it keeps changing.
+fn read_whole(path: &Path) -> std::io::Result<(Vec<u8>, fs::Metadata)> {
+    use std::io::Read;
+    let same = |a: &fs::Metadata, b: &fs::Metadata| {
+        a.len() == b.len() && a.modified().ok() == b.modified().ok()
+    };
+    for _ in 0..READ_ATTEMPTS {
+        let mut file = fs::File::open(path)?;
+        let before = file.metadata()?;
+        let mut bytes = Vec::with_capacity(before.len() as usize);
+        file.read_to_end(&mut bytes)?;
+        let after = file.metadata()?;
+        if same(&before, &after) {
+            return Ok((bytes, after));
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "it changed each of the {READ_ATTEMPTS} times it was read"
+    )))
+}
+
 /// `(file stem, path shown in diagnostics, text)` of every `*.md` directly under
 /// `<root>/<dir>` that is part of the site ([`crate::ignore`]); records each file's
 /// hash, and diagnostics for unreadable ones.
@@ -324,7 +357,7 @@ fn read_markdown(root: &Path, dir: &str, input: &mut SiteInput) -> Vec<(String, 
     paths.sort();
     for path in paths {
         let display = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-        match fs::read(&path).map(String::from_utf8) {
+        match read_whole(&path).map(|(bytes, _)| String::from_utf8(bytes)) {
             Ok(Ok(text)) => {
                 input.file_hashes.push((
                     display.to_string_lossy().into_owned(),
@@ -380,7 +413,7 @@ fn read_static(dir: &Path, diagnostics: &mut Vec<Diagnostic>) -> Vec<(String, Ve
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         let relative = relative.join("/");
-        match fs::read(entry.path()) {
+        match read_whole(entry.path()).map(|(bytes, _)| bytes) {
             Ok(bytes) => files.push((relative, bytes)),
             Err(err) => diagnostics.push(Diagnostic::error(
                 format!("cannot read {}: {err}", entry.path().display()),
