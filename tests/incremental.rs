@@ -439,6 +439,29 @@ fn one_new_record_file_rewrites_few_files_and_leaves_the_rest_untouched() {
 }
 
 #[test]
+fn the_build_after_a_first_build_into_a_new_folder_uses_its_cache() {
+    let site = medium_site();
+    site.build();
+    let cache_files = || {
+        fs::read_dir(site.root().join(".profilegen"))
+            .unwrap()
+            .count()
+    };
+    let first = cache_files();
+    let run = site.run_with_env(&["build"], &[("PROFILEGEN_TIMINGS", "1")]);
+    assert!(run.stderr.contains("timing: unchanged"), "{}", run.stderr);
+    assert_eq!(
+        cache_files(),
+        first,
+        "the second build saved no cache of its own"
+    );
+    // A third build finds nothing changed from the cache alone.
+    let run = site.run_with_env(&["build"], &[("PROFILEGEN_TIMINGS", "1")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("timing: unchanged"), "{}", run.stderr);
+}
+
+#[test]
 fn output_changed_by_hand_is_repaired() {
     let site = medium_site();
     site.build();
