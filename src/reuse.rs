@@ -97,6 +97,17 @@ impl<T> Reuse<T> {
     pub fn is_empty(&self) -> bool {
         self.previous.is_empty()
     }
+
+    /// What the next build may reuse, in no particular order.
+    pub fn values(&self) -> impl Iterator<Item = &Arc<T>> {
+        self.previous.values()
+    }
+
+    /// What the next build may reuse, to be updated in place (for example renumbered),
+    /// in no particular order. An update must keep each value what its key's work makes.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Arc<T>> {
+        self.previous.values_mut()
+    }
 }
 
 #[cfg(test)]

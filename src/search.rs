@@ -157,9 +157,36 @@ impl SearchMemo {
         self.search_terms.enable();
     }
 
-    /// Ends a build: see [`Reuse::finish_build`].
+    /// Ends a build: see [`Reuse::finish_build`]. Terms that no kept document has any
+    /// more are forgotten once they are as many as the terms in use, and the rest are
+    /// renumbered: a long-running process sees ever new words come and go, and would
+    /// otherwise keep them all. Waiting until half are unused makes the renumbering cost
+    /// no more, over time, than numbering the terms in the first place.
     pub fn finish_build(&mut self) {
         self.search_terms.finish_build();
+        if self.search_terms.is_empty() {
+            return;
+        }
+        let numbers = self
+            .term_numbers
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut used = vec![false; numbers.terms.len()];
+        for doc in self.search_terms.values() {
+            for &(n, _) in doc.iter() {
+                used[n as usize] = true;
+            }
+        }
+        let in_use = used.iter().filter(|&&u| u).count();
+        if numbers.terms.len() - in_use <= in_use {
+            return;
+        }
+        let renumbered = numbers.keep_only(&used);
+        for doc in self.search_terms.values_mut() {
+            for (n, _) in Arc::make_mut(doc).iter_mut() {
+                *n = renumbered[*n as usize];
+            }
+        }
     }
 }
 
@@ -407,9 +434,10 @@ fn keep_distinct(text: &str, spans: &mut Vec<TermSpan>) {
 }
 
 /// Numbers for terms, so that postings are gathered by counting rather than by hashing
-/// every term of every document. Kept (in the plan memo) for the life of a long-running
-/// process: a document numbered once keeps its numbers, and only new documents are
-/// looked up.
+/// every term of every document. Kept (in the search memo) from one build to the next in
+/// a long-running process: a document numbered once keeps its numbers, and only new
+/// documents are looked up. Terms no document uses any more are forgotten now and then
+/// (see [`SearchMemo::finish_build`]).
 #[derive(Default)]
 pub struct TermNumbers {
     /// By term hash, the numbers of the terms with that hash (almost always one).
@@ -430,6 +458,29 @@ impl TermNumbers {
         terms.push(term.into());
         same_hash.push(n);
         n
+    }
+
+    /// Keeps only the terms whose number is `true` in `used`, numbered anew in the same
+    /// order; for each old number, the new one (`u32::MAX` for a forgotten term).
+    fn keep_only(&mut self, used: &[bool]) -> Vec<u32> {
+        let mut renumbered = vec![u32::MAX; self.terms.len()];
+        let mut kept = Vec::with_capacity(used.iter().filter(|&&u| u).count());
+        for (n, term) in std::mem::take(&mut self.terms).into_iter().enumerate() {
+            if used[n] {
+                renumbered[n] = kept.len() as u32;
+                kept.push(term);
+            }
+        }
+        self.terms = kept;
+        self.by_hash.retain(|_, same_hash| {
+            same_hash.retain_mut(|n| {
+                *n = renumbered[*n as usize];
+                *n != u32::MAX
+            });
+            !same_hash.is_empty()
+        });
+        self.by_hash.shrink_to_fit();
+        renumbered
     }
 }
 
@@ -714,6 +765,46 @@ mod tests {
             ]
         );
         assert_eq!(numbers.terms.len(), 4, "alpha is numbered once");
+    }
+
+    #[test]
+    fn terms_no_kept_document_has_are_forgotten_and_the_rest_renumbered() {
+        let mut memo = SearchMemo::default();
+        memo.enable();
+        let doc = |memo: &SearchMemo, key: u64, text: &str| {
+            memo.search_terms.get_or(
+                || key,
+                || number_terms(&weighted(&[(text, WEIGHT_TEXT)]), &memo.term_numbers),
+            )
+        };
+        let words = |memo: &SearchMemo, doc: &NumberedTerms| -> Vec<String> {
+            let numbers = memo.term_numbers.lock().unwrap();
+            let mut words: Vec<String> = doc
+                .iter()
+                .map(|&(n, _)| numbers.terms[n as usize].to_string())
+                .collect();
+            words.sort();
+            words
+        };
+        let known = |memo: &mut SearchMemo| memo.term_numbers.get_mut().unwrap().terms.len();
+        doc(&memo, 1, "alpha beta");
+        doc(&memo, 2, "gamma delta");
+        memo.finish_build();
+        // Two of five terms unused: kept.
+        doc(&memo, 1, "alpha beta");
+        doc(&memo, 3, "epsilon");
+        memo.finish_build();
+        assert_eq!(known(&mut memo), 5);
+        // Four of five unused: forgotten, and epsilon is renumbered in its document.
+        doc(&memo, 3, "epsilon");
+        memo.finish_build();
+        assert_eq!(known(&mut memo), 1);
+        let kept = doc(&memo, 3, "never made: the previous build's is reused");
+        assert_eq!(words(&memo, &kept), ["epsilon"]);
+        let new = doc(&memo, 4, "zeta epsilon alpha");
+        assert_eq!(words(&memo, &new), ["alpha", "epsilon", "zeta"]);
+        assert_eq!(known(&mut memo), 3, "epsilon is found under its new number");
+        assert!(new.contains(&(0, WEIGHT_TEXT)), "{new:?}");
     }
 
     #[test]
