@@ -73,6 +73,12 @@ pub struct BuildArgs {
     /// Keep running: rebuild whenever the sources change (one log line per rebuild).
     #[arg(long)]
     pub watch: bool,
+    /// Build in generations, so that a web server never sees two builds mixed: the
+    /// output path becomes a link to a whole build in OUTPUT.generations/, switched to
+    /// the next one in one rename once it is complete (the previous one is kept). Later
+    /// builds into that link do so without the option.
+    #[arg(long)]
+    pub generations: bool,
     /// With --watch: poll the file system instead of using native events (for network or
     /// virtual file systems that miss events).
     #[arg(long, requires = "watch")]
@@ -164,6 +170,7 @@ fn run_build(args: BuildArgs) -> u8 {
         write: true,
         progress: !args.quiet && !args.watch,
         force: args.force,
+        generations: args.generations,
     };
     let quiet = args.quiet;
     let verbose = args.verbose;
@@ -310,6 +317,7 @@ fn run_check(args: CheckArgs) -> u8 {
         write: false,
         progress: false,
         force: true,
+        generations: false,
     };
     match build(&options) {
         Ok(report) => {

@@ -17,7 +17,8 @@
 //! 6. render: [`render`] makes each output's context from the index (builders by kind
 //!    of output, each declaring what it reads: [`render::context::reads`]) and renders
 //!    it with Tera, in parallel;
-//! 7. output: [`output`] writes the files, atomically and only where bytes changed;
+//! 7. output: [`output`] writes the files, atomically and only where bytes changed
+//!    (or a whole new generation, switched to in one rename: [`output::generations`]);
 //! 8. build: [`build`] runs the stages for `build` and `check`, decides with the build
 //!    cache what must be rendered again, and carries work from one build to the next;
 //! 9. [`watch`], [`serve`] and [`live`] make up `serve` and `build --watch`;

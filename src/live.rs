@@ -175,6 +175,7 @@ pub fn start_preview(settings: &ServeSettings) -> Result<Preview, String> {
         write: true,
         progress: false,
         force: false,
+        generations: false,
     };
     Ok(Preview {
         server,

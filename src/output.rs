@@ -23,6 +23,8 @@ use std::time::UNIX_EPOCH;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub mod generations;
+
 /// The list of files the last build wrote, one relative path a line.
 pub const MANIFEST: &str = ".profilegen-manifest";
 
@@ -121,6 +123,9 @@ pub struct OutputWriter {
     /// without looking for one to compare with: a build into an empty folder makes no
     /// lookups at all.
     existing: HashSet<std::ffi::OsString>,
+    /// The generation being written, when the output path is built in generations
+    /// ([`generations`]): committing switches the output path to it.
+    generation: Option<generations::NextGeneration>,
 }
 
 /// What an [`OutputWriter`] knows of one file of the build.
@@ -173,7 +178,25 @@ impl OutputWriter {
             existing,
             made_dirs: Mutex::new(HashSet::new()),
             staged_since_ns,
+            generation: None,
         })
+    }
+
+    /// Opens the next generation of the output path `link` for a new build (see
+    /// [`generations`]): the files of the current generation are linked into it, and
+    /// [`OutputWriter::commit`] makes `link` lead to it.
+    pub fn open_next_generation(link: &Path) -> Result<OutputWriter, OutputError> {
+        let generation = generations::NextGeneration::prepare(link)?;
+        match OutputWriter::open(&generation.dir()) {
+            Ok(writer) => Ok(OutputWriter {
+                generation: Some(generation),
+                ..writer
+            }),
+            Err(err) => {
+                generation.discard();
+                Err(err)
+            }
+        }
     }
 
     /// Stages one file. Returns whether its bytes differ from the file in place.
@@ -242,8 +265,24 @@ impl OutputWriter {
     }
 
     /// Moves every staged file into place, removes the files of the previous build that
-    /// this one did not produce, and records this build's files in the manifest.
-    pub fn commit(self) -> Result<Committed, OutputError> {
+    /// this one did not produce, and records this build's files in the manifest. In
+    /// generations, then makes the output path lead to the new generation; on failure,
+    /// the generation is removed and the output path left as it was.
+    pub fn commit(mut self) -> Result<Committed, OutputError> {
+        let generation = self.generation.take();
+        let committed = self.commit_files();
+        match (committed, generation) {
+            (Ok(committed), Some(generation)) => generation.switch().map(|()| committed),
+            (Err(err), Some(generation)) => {
+                generation.discard();
+                Err(err)
+            }
+            (committed, None) => committed,
+        }
+    }
+
+    /// [`OutputWriter::commit`] in the folder written into.
+    fn commit_files(self) -> Result<Committed, OutputError> {
         let root = &self.root;
         // The end of the span the staged files were written in: a file made after them
         // all has a time no earlier than theirs.
@@ -322,9 +361,13 @@ impl OutputWriter {
         Ok(Committed { stats, states })
     }
 
-    /// Discards everything staged: the output folder stays as it was.
+    /// Discards everything staged: the output folder stays as it was (in generations,
+    /// the new generation is removed).
     pub fn abort(self) {
         let _ = fs::remove_dir_all(&self.staging);
+        if let Some(generation) = self.generation {
+            generation.discard();
+        }
     }
 }
 

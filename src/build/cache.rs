@@ -74,9 +74,14 @@ pub struct OutputState {
 }
 
 /// Where the cache of builds into `output` lives: one file per output folder, so that
-/// `build` and `serve` (which builds elsewhere) do not overwrite each other's cache.
-pub fn cache_file(root: &Path, output: &Path) -> PathBuf {
-    let output = canonical_path(output);
+/// `build` and `serve` (which builds elsewhere) do not overwrite each other's cache. The
+/// folder is named by its canonical path; in `generations` by that of the link itself
+/// (the folder it leads to changes with every build), and so is a folder not made yet.
+pub fn cache_file(root: &Path, output: &Path, generations: bool) -> PathBuf {
+    let output = match (generations, output.parent(), output.file_name()) {
+        (true, Some(parent), Some(name)) => canonical_path(parent).join(name),
+        _ => canonical_path(output),
+    };
     let key = content_hash(output.to_string_lossy().as_bytes());
     root.join(CACHE_DIR).join(format!("build-{key:016x}.cache"))
 }
@@ -85,6 +90,11 @@ pub fn cache_file(root: &Path, output: &Path) -> PathBuf {
 /// first build's output folder): its longest existing ancestor, canonical, joined with
 /// the rest. So a first build saves its cache where the next one looks.
 fn canonical_path(path: &Path) -> PathBuf {
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
     if let Ok(canonical) = fs::canonicalize(path) {
         return canonical;
     }
@@ -185,11 +195,17 @@ mod tests {
     fn an_output_folder_has_one_cache_before_and_after_it_exists() {
         let dir = tempfile::tempdir().unwrap();
         let output = dir.path().join("site/public");
-        let before = cache_file(dir.path(), &output);
+        let before = cache_file(dir.path(), &output, false);
         fs::create_dir_all(&output).unwrap();
-        assert_eq!(cache_file(dir.path(), &output), before);
+        assert_eq!(cache_file(dir.path(), &output, false), before);
         let dotted = dir.path().join("site/./public");
-        assert_eq!(cache_file(dir.path(), &dotted), before);
+        assert_eq!(cache_file(dir.path(), &dotted, false), before);
+        // A generations link is named by itself, made or not.
+        let link = dir.path().join("site/live");
+        let before = cache_file(dir.path(), &link, true);
+        std::os::unix::fs::symlink(&output, &link).unwrap();
+        assert_eq!(cache_file(dir.path(), &link, true), before);
+        assert_ne!(before, cache_file(dir.path(), &output, true));
     }
 
     #[test]

@@ -25,6 +25,7 @@ use crate::config::normalize_base_url;
 use crate::diagnostics::Diagnostic;
 use crate::graph::{link_with, SiteGraph};
 use crate::identity::IdentityRules;
+use crate::output::generations::current_generation;
 use crate::output::{is_safe_relative_path, OutputWriter, WriteStats};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::{
@@ -53,6 +54,10 @@ pub struct BuildOptions {
     pub progress: bool,
     /// Render everything, ignoring the build cache (which is still updated).
     pub force: bool,
+    /// Build in generations: the output path becomes a symbolic link to a whole build,
+    /// switched in one rename (see [`crate::output::generations`]). An output path that
+    /// already links to a generation is built so whatever this says.
+    pub generations: bool,
 }
 
 impl BuildOptions {
@@ -66,6 +71,7 @@ impl BuildOptions {
             write: true,
             progress: false,
             force: false,
+            generations: false,
         }
     }
 
@@ -74,6 +80,12 @@ impl BuildOptions {
         self.output
             .clone()
             .unwrap_or_else(|| self.root.join("public"))
+    }
+
+    /// Whether the output is built in generations: when asked to, or when the output
+    /// path already links to a generation.
+    pub fn in_generations(&self) -> bool {
+        self.generations || current_generation(&self.output_dir()).is_some()
     }
 }
 
@@ -335,7 +347,12 @@ fn open_writer(
     if !options.write {
         return Ok(None);
     }
-    OutputWriter::open(output).map(Some).map_err(|err| {
+    let writer = if options.in_generations() {
+        OutputWriter::open_next_generation(output)
+    } else {
+        OutputWriter::open(output)
+    };
+    writer.map(Some).map_err(|err| {
         gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
     })
 }

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::cache::{self, BuildCache, OutputState};
 use super::memo::SavedCache;
 use super::BuildOptions;
+use crate::output::generations::current_generation;
 use crate::output::{Committed, FileState, OutputWriter, MANIFEST};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::PlannedOutput;
@@ -44,12 +45,14 @@ impl PreviousBuild {
         inputs_hash: u64,
         saved: &mut SavedCache,
     ) -> PreviousBuild {
-        let cache_path = cache::cache_file(&options.root, output);
+        let cache_path = cache::cache_file(&options.root, output, options.in_generations());
         let mut trusted = false;
         let forced_history = (options.write && options.force)
             .then(|| cache::load(&cache_path).map(|c| c.history))
             .flatten();
-        let cache = if options.write && !options.force {
+        // The first build in generations makes the link, even of an unchanged site.
+        let first_generation = options.generations && current_generation(output).is_none();
+        let cache = if options.write && !options.force && !first_generation {
             match saved.cache.take() {
                 Some((path, cache)) if path == cache_path => {
                     trusted = output.join(MANIFEST).is_file();
