@@ -290,6 +290,9 @@ fn macro_name(src: &str, pos: usize) -> Option<(String, usize)> {
         let spanned = token_at(src, start);
         (&src[start..spanned.end], spanned.end)
     };
+    if inner.is_empty() {
+        return None;
+    }
     let spanned = token_at(inner, 0);
     match spanned.token {
         Token::ControlWord(name) if spanned.end == inner.len() => Some((name.to_owned(), end)),
@@ -358,6 +361,9 @@ fn def(src: &str, pos: usize) -> Option<(String, Macro, usize)> {
 /// `\let`, after the command: the name, an optional `=`, the one token it stands for.
 fn let_alias(src: &str, pos: usize) -> Option<(String, Macro, usize)> {
     let start = skip_spaces(src, pos);
+    if start >= src.len() {
+        return None;
+    }
     let spanned = token_at(src, start);
     let Token::ControlWord(name) = spanned.token else {
         return None;
@@ -626,6 +632,10 @@ mod tests {
             r"\newcommand{\f x}{y}",
             r"\newcommand{\f}",
             r"\let\f",
+            r"\let",
+            r"\let ",
+            r"\newcommand{}{x}",
+            r"\newcommand{ }{x}",
         ] {
             let mut d = Definitions::new();
             assert!(d.take_from(source).is_err(), "{source}");

@@ -2486,6 +2486,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_definition_cut_short_is_kept_as_source_with_one_warning() {
+        // `\let` with nothing after it, and a definition of an empty name, at the end of
+        // the text or of the math.
+        for (source, shown) in [
+            ("\\let", "\\let"),
+            ("A title \\let", "\\let"),
+            ("$\\let$", "$\\let$"),
+            ("$x\\let $ y", "\\let"),
+            ("$\\newcommand{}{x}$", "\\newcommand{}{x}"),
+        ] {
+            let rendered = render_tex(source);
+            assert!(rendered.html.contains(shown), "{source}: {}", rendered.html);
+            assert_eq!(
+                rendered.warnings.len(),
+                1,
+                "{source}: {:?}",
+                rendered.warnings
+            );
+        }
+    }
+
+    #[test]
     fn a_char_code_outside_ascii_is_kept_as_source_with_one_warning() {
         for source in ["$\\charé$", "$\\char é x$", "$a\\char\u{3b1}$"] {
             let rendered = render_tex(source);
