@@ -97,7 +97,7 @@ pub fn parse_record_file(path: &Path, bytes: &[u8]) -> (Option<RecordFile>, Vec<
         raw_lines: &raw_lines,
         blocks: &blocks,
         diagnostics: &mut diagnostics,
-        may_need_cleaning: may_need_cleaning(text.as_bytes()),
+        needs_cleaning: needs_cleaning(text.as_bytes()),
     };
     let file = parser.parse();
     (file, diagnostics)
@@ -197,23 +197,68 @@ struct Parser<'a, 'b> {
     raw_lines: &'a [&'a str],
     blocks: &'a [Block<'a>],
     diagnostics: &'b mut Vec<Diagnostic>,
-    /// False when the file certainly holds no character that [`Parser::clean`] replaces.
-    may_need_cleaning: bool,
+    /// False when the file holds no character that [`Parser::clean`] replaces.
+    needs_cleaning: bool,
 }
 
-/// Whether `bytes` may hold a control character or a noncharacter: a C0 control other
-/// than tab, line feed and carriage return, DEL, or a lead byte of the ranges that hold
-/// C1 controls (0xC2) and noncharacters (0xEF, 0xF0-0xF4). Branch-free, so it runs at
-/// vector speed over whole files.
-fn may_need_cleaning(bytes: &[u8]) -> bool {
-    bytes.chunks(4096).any(|chunk| {
+/// Whether the UTF-8 text `bytes` holds a character that [`is_unwanted_char`] finds: a
+/// control character other than tab and line feed (a carriage return counts unless a line
+/// feed follows it: CRLF line ends are not text), or a noncharacter.
+///
+/// A branch-free pass at vector speed first looks for the bytes such a character's
+/// encoding starts with (C0 controls, DEL, 0xC2, 0xEF, 0xF0-0xF4); real files seldom
+/// hold any, and then their texts are not looked at again. Only otherwise are the bytes
+/// after each such lead byte checked, and in a file with some, each text is checked the
+/// same way before it is copied.
+fn needs_cleaning(bytes: &[u8]) -> bool {
+    let may_hold = bytes.chunks(4096).any(|chunk| {
         chunk.iter().fold(false, |found, &b| {
             found
-                | ((b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r'))
+                | ((b < 0x20) & (b != b'\t') & (b != b'\n'))
                 | (b == 0x7f)
                 | (b == 0xc2)
-                | (0xef..=0xf4).contains(&b)
+                | (b >= 0xef)
         })
+    });
+    may_hold && holds_unwanted(bytes)
+}
+
+/// [`needs_cleaning`] after its first pass: one table look-up per byte, and a look at the
+/// next bytes after a lead byte.
+fn holds_unwanted(bytes: &[u8]) -> bool {
+    const LEADS: [bool; 256] = {
+        let mut leads = [false; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            leads[b] = b != 0x09 && b != 0x0a;
+            b += 1;
+        }
+        leads[0x7f] = true;
+        leads[0xc2] = true;
+        leads[0xef] = true;
+        let mut b = 0xf0;
+        while b <= 0xf4 {
+            leads[b] = true;
+            b += 1;
+        }
+        leads
+    };
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    bytes.iter().enumerate().any(|(i, &b)| {
+        LEADS[usize::from(b)]
+            && match b {
+                b'\r' => at(i + 1) != b'\n',
+                // C1 controls: U+0080-U+009F.
+                0xc2 => at(i + 1) <= 0x9f,
+                // U+FDD0-U+FDEF, U+FFFE, U+FFFF.
+                0xef => {
+                    (at(i + 1) == 0xb7 && (0x90..=0xaf).contains(&at(i + 2)))
+                        || (at(i + 1) == 0xbf && at(i + 2) >= 0xbe)
+                }
+                // U+nFFFE and U+nFFFF of the supplementary planes.
+                0xf0..=0xf4 => at(i + 1) & 0x0f == 0x0f && at(i + 2) == 0xbf && at(i + 3) >= 0xbe,
+                _ => true,
+            }
     })
 }
 
@@ -530,7 +575,7 @@ impl<'a> Parser<'a, '_> {
     /// UTF-8 that no export means to show, such as a stray DEL), warning once per
     /// occurrence site at the first of them. U+FFFD is kept for bytes that are not UTF-8.
     fn clean(&mut self, text: &str, line: usize) -> String {
-        if !self.may_need_cleaning || !text.chars().any(is_unwanted_char) {
+        if !self.needs_cleaning || !needs_cleaning(text.as_bytes()) {
             return text.to_string();
         }
         let count = text.chars().filter(|&c| is_unwanted_char(c)).count();
@@ -549,6 +594,7 @@ impl<'a> Parser<'a, '_> {
     /// may span several lines), or the line itself.
     fn unwanted_char_location(&self, line: usize) -> Location {
         for (index, raw) in self.raw_lines.iter().enumerate().skip(line - 1) {
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
             if let Some(at) = raw.chars().position(is_unwanted_char) {
                 let shown: String = raw
                     .chars()
@@ -867,6 +913,38 @@ mod tests {
         assert!(diags[0].message.contains("1 control character; dropped"));
         let loc = diags[0].location.as_ref().unwrap();
         assert_eq!((loc.line, loc.column), (3, 2));
+    }
+
+    #[test]
+    fn carriage_returns_inside_a_line_are_dropped_too() {
+        // CRLF line ends are line ends; a CR elsewhere is a control character, even when
+        // it is the only one in the file.
+        let text = GOOD.replace("A Title", "A\r\rTitle");
+        let (file, diags) = parse(&text);
+        assert_eq!(file.unwrap().records[0].title, "ATitle");
+        let reports: Vec<&Diagnostic> = diags
+            .iter()
+            .filter(|d| d.message.contains("control characters"))
+            .collect();
+        assert_eq!(reports.len(), 1, "{diags:?}");
+        let (file, diags) = parse(&GOOD.replace('\n', "\r\n"));
+        assert_eq!(file.unwrap().records[0].title, "A Title");
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn the_quick_check_finds_every_character_that_is_dropped() {
+        for c in (0..=0x10_FFFF).filter_map(char::from_u32) {
+            let text = format!("a{c}b");
+            assert_eq!(
+                needs_cleaning(text.as_bytes()),
+                is_unwanted_char(c),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+        assert!(!needs_cleaning(b"a\r\nb\r\n"));
+        assert!(needs_cleaning(b"a\r"));
     }
 
     #[test]
