@@ -621,8 +621,8 @@ fn inject_script(mut html: Vec<u8>) -> Vec<u8> {
 }
 
 /// Why a request path is refused before the file system is looked at.
-#[derive(Debug, PartialEq, Eq)]
-enum PathError {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathError {
     /// Traversal attempts, encoded separators, NUL and other control characters, invalid
     /// UTF-8: 400.
     Malformed,
@@ -706,6 +706,24 @@ impl RequestPath {
             None => Outcome::PlainNotFound,
         }
     }
+}
+
+/// The file names that the request path `raw_path` (the path of a request's URI, still
+/// percent-encoded) asks for under the output folder, as the server looks them up, or why
+/// it is refused before the file system is looked at.
+///
+/// Each name is one segment decoded exactly once: never empty, `.` or `..`, never holding
+/// a path separator or a control character, so joined to the output folder the names
+/// cannot leave it. Empty segments (`//`) are skipped.
+///
+/// ```
+/// # use profilegen::serve::{request_path_names, PathError};
+/// assert_eq!(request_path_names("/papers/a%20b/"), Ok(vec!["papers".into(), "a b".into()]));
+/// assert_eq!(request_path_names("/a/%2e%2e/b"), Err(PathError::Malformed));
+/// assert_eq!(request_path_names("/.profilegen-manifest"), Err(PathError::Hidden));
+/// ```
+pub fn request_path_names(raw_path: &str) -> Result<Vec<String>, PathError> {
+    RequestPath::parse(raw_path).map(|path| path.names)
 }
 
 /// Decodes one path segment, once, and checks that it is a plain file name.
