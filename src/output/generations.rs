@@ -104,7 +104,8 @@ impl NextGeneration {
     }
 
     /// Makes the output path lead to this generation, in one rename, then removes the
-    /// generations before the one it replaced.
+    /// generations before the one it replaced (as far as it can: once the link is
+    /// switched, the build has succeeded).
     pub fn switch(self) -> Result<(), OutputError> {
         let name = self.link.file_name().unwrap_or_default().to_string_lossy();
         let target = generations_dir(Path::new(&*name)).join(self.number.to_string());
@@ -121,10 +122,12 @@ impl NextGeneration {
             fs::remove_dir(&self.link).map_err(io_err("replace", &self.link))?;
         }
         fs::rename(&temp, &self.link).map_err(io_err("replace", &self.link))?;
+        // The new site is in place: a generation that cannot be removed now is not a
+        // failure of this build, and the next one tries again.
         let keep = [Some(self.number), self.current];
-        for old in generation_numbers(&self.store)? {
+        for old in generation_numbers(&self.store).unwrap_or_default() {
             if !keep.contains(&Some(old)) && old < self.number {
-                remove_tree(&self.store.join(old.to_string()))?;
+                let _ = remove_tree(&self.store.join(old.to_string()));
             }
         }
         Ok(())
