@@ -1,12 +1,13 @@
 //! How profilegen renders the TeX of a folder of record files, as JSON lines.
 //!
 //! ```text
-//! cargo run --release --example tex_report -- RECORDS_DIR
+//! cargo run --release --example tex_report -- RECORDS_DIR [--config profilegen.yaml]
 //! ```
 //!
 //! Reads every `*.txt` under `RECORDS_DIR` (subfolders included), links the records into
 //! papers as a build does, and converts each paper's title and abstract (macros that a
-//! paper defines apply to its later texts, as in a build). It prints one
+//! paper defines apply to its later texts, as in a build; with `--config`, the site's
+//! `tex_macros` apply to every paper, as in a build of that site). It prints one
 //! JSON object a line, in a fixed order, so that the same input gives the same bytes:
 //!
 //! - `{"fragment": SOURCE, "tex": TEX, "display": BOOL, "error": null | REASON}` for each
@@ -22,6 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use profilegen::config::parse_config;
 use profilegen::graph::link;
 use profilegen::records::parse_record_file;
 use profilegen::tex::{math_fragments_with, render_tex_with, Definitions};
@@ -29,9 +31,13 @@ use serde_json::json;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [dir] = args.as_slice() else {
-        eprintln!("usage: tex_report RECORDS_DIR");
-        std::process::exit(2);
+    let (dir, site_macros) = match args.as_slice() {
+        [dir] => (dir, Definitions::new()),
+        [dir, flag, config] if flag == "--config" => (dir, site_macros(Path::new(config))),
+        _ => {
+            eprintln!("usage: tex_report RECORDS_DIR [--config profilegen.yaml]");
+            std::process::exit(2);
+        }
     };
     let files = read_records(Path::new(dir));
     if files.is_empty() {
@@ -46,7 +52,7 @@ fn main() {
         let paragraphs = paper.abstract_text.iter().flat_map(|a| a.split("\n\n"));
         let mut commands = BTreeSet::new();
         // Macros a paper defines apply to its later texts (one set for each reader).
-        let (mut for_fragments, mut for_pages) = (Definitions::new(), Definitions::new());
+        let (mut for_fragments, mut for_pages) = (site_macros.clone(), site_macros.clone());
         for text in std::iter::once(paper.title.as_str()).chain(paragraphs) {
             for fragment in math_fragments_with(text, &mut for_fragments) {
                 fragments.entry(fragment.source.clone()).or_insert(fragment);
@@ -76,6 +82,21 @@ fn main() {
         line(json!({ "page": slug, "commands": commands }));
     }
     line(json!({ "papers": graph.papers.len(), "fragments": fragments.len() }));
+}
+
+/// The `tex_macros` of the site configuration at `path`; exits on an unusable one.
+fn site_macros(path: &Path) -> Definitions {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|err| {
+        eprintln!("tex_report: cannot read {}: {err}", path.display());
+        std::process::exit(1);
+    });
+    match parse_config(path, &text) {
+        Ok(config) => config.tex_definitions,
+        Err(diagnostic) => {
+            eprintln!("{}", diagnostic.render());
+            std::process::exit(1);
+        }
+    }
 }
 
 /// The parsed record files under `dir`, in path order; unreadable ones are skipped.

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::diagnostics::{Diagnostic, Location};
 use crate::identifiers::Registry;
+use crate::tex::Definitions;
 
 /// The configuration file's name, at the site root.
 pub const CONFIG_FILE: &str = "profilegen.yaml";
@@ -40,6 +41,13 @@ pub struct SiteConfig {
     /// Per-record-file settings, keyed by the file's path (`content/records/x.txt`, or
     /// relative to `content/records/`): whose file it is.
     pub record_files: BTreeMap<String, RecordFileSettings>,
+    /// TeX macro definitions for every paper's title and abstract, as in a preamble
+    /// (`\newcommand{\CK}{\mathcal{K}}`): the notation the site's authors share, which
+    /// their record files use without defining it.
+    pub tex_macros: String,
+    /// [`SiteConfig::tex_macros`] as read.
+    #[serde(skip)]
+    pub tex_definitions: Definitions,
 }
 
 /// Whose record file a file is, when its name alone does not say.
@@ -86,6 +94,8 @@ impl Default for SiteConfig {
             exports: ExportsMode::default(),
             authors: BTreeMap::new(),
             record_files: BTreeMap::new(),
+            tex_macros: String::new(),
+            tex_definitions: Definitions::new(),
         }
     }
 }
@@ -176,6 +186,8 @@ pub fn parse_config(path: &Path, text: &str) -> Result<SiteConfig, Diagnostic> {
         }
         config.base_url = Some(normalize_base_url(trimmed));
     }
+    config.tex_definitions = Definitions::from_preamble(&config.tex_macros)
+        .map_err(|err| preamble_diagnostic(path, text, &config.tex_macros, &err))?;
     let config_path = Path::new(CONFIG_FILE);
     for (key, details) in config.authors.iter_mut() {
         details.written_at = locate_keys(config_path, text, 0, &["authors", key]);
@@ -184,6 +196,39 @@ pub fn parse_config(path: &Path, text: &str) -> Result<SiteConfig, Diagnostic> {
         settings.written_at = locate_keys(config_path, text, 0, &["record_files", key]);
     }
     Ok(config)
+}
+
+/// The error for `tex_macros` (whose value is `preamble`) that cannot be read, at the
+/// line of the configuration `text` that holds the offending definition, or else at the
+/// key.
+fn preamble_diagnostic(
+    path: &Path,
+    text: &str,
+    preamble: &str,
+    err: &crate::tex::PreambleError,
+) -> Diagnostic {
+    let rest = &preamble[err.offset..];
+    let snippet = rest.lines().next().unwrap_or_default().trim_end();
+    let key = locate_keys(path, text, 0, &[])
+        .get("tex_macros")
+        .map_or(0, |at| {
+            text.split_inclusive('\n')
+                .take(at.line - 1)
+                .map(str::len)
+                .sum()
+        });
+    let offset = (!snippet.is_empty())
+        .then(|| text[key..].find(snippet))
+        .flatten()
+        .map_or(key, |at| key + at);
+    let width = snippet
+        .split_whitespace()
+        .next()
+        .map_or(10, |word| word.chars().count());
+    Diagnostic::error(
+        format!("tex_macros: {}", err.reason),
+        Some(Location::in_text(path, text, offset, width)),
+    )
 }
 
 /// Where the keys of the YAML mapping at `parents` (e.g. `["authors", "ada"]`; `[]` for
@@ -284,6 +329,29 @@ mod tests {
 
     fn parse(text: &str) -> Result<SiteConfig, Diagnostic> {
         parse_config(Path::new("profilegen.yaml"), text)
+    }
+
+    #[test]
+    fn tex_macros_are_read_and_a_bad_one_is_an_error_at_its_line() {
+        let config = parse(
+            "title: tex_macros\ntex_macros: |\n  \\newcommand{\\CK}{\\mathcal{K}}\n  \\def\\mO{\\mathcal{O}}\n",
+        )
+        .unwrap();
+        assert!(!config.tex_definitions.is_empty());
+        assert_eq!(
+            config.tex_macros,
+            "\\newcommand{\\CK}{\\mathcal{K}}\n\\def\\mO{\\mathcal{O}}\n"
+        );
+        let err = parse("title: T\ntex_macros: |\n  \\def\\a{x}\n  \\mathcal{K}\n").unwrap_err();
+        assert_eq!(
+            err.message,
+            "tex_macros: only macro definitions may be given"
+        );
+        let at = err.location.unwrap();
+        assert_eq!((at.line, at.column), (4, 3));
+        let err = parse("tex_macros: '\\newcommand{\\a}'\n").unwrap_err();
+        assert_eq!(err.message, "tex_macros: macro definition not understood");
+        assert_eq!(err.location.unwrap().line, 1);
     }
 
     #[test]

@@ -140,3 +140,79 @@ fn few_paper_pages_show_tex_commands_and_formula_pages_match_snapshots() {
         insta::assert_snapshot!(format!("arxiv_math_{slug}"), article);
     }
 }
+
+/// The paper page of the one paper in `site`'s output.
+fn only_paper_page(site: &Site) -> String {
+    let pages = pages_in(&site.output_tree(), "papers");
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    site.output(&pages[0])
+}
+
+#[test]
+fn site_tex_macros_give_author_macros_a_meaning_and_a_bad_one_is_reported_at_its_line() {
+    let record = common::record_file(
+        "Ada Lovelace",
+        &[(
+            2021,
+            r"Sheaves $\mO_X$ on $\CK$",
+            r"We study $\Spf \CK$ where $\CK$ is a field; the paper writes $\renewcommand{\mO}{\mathbb{O}}\mO$ itself.",
+            "math.AG",
+        )],
+    );
+    let site = Site::new();
+    site.file("content/records/ada.txt", &record);
+    let run = site.build();
+    assert!(
+        run.stderr.contains(r"unknown primitive command"),
+        "{}",
+        run.stderr
+    );
+    let page = only_paper_page(&site);
+    assert!(
+        page.contains(r"$\CK$"),
+        "without tex_macros the fragment stays source"
+    );
+
+    site.file(
+        "profilegen.yaml",
+        "title: Lab\ntex_macros: |\n  % the group's notation\n  \\newcommand{\\CK}{\\mathcal{K}}\n  \\def\\mO{\\mathcal{O}}\n  \\DeclareMathOperator{\\Spf}{Spf}\n",
+    );
+    let run = site.build();
+    assert!(!run.stderr.contains("TeX in"), "{}", run.stderr);
+    let page = only_paper_page(&site);
+    let html = Html::parse_document(&page);
+    let identifiers: Vec<String> = html
+        .select(&Selector::parse("main math mi").unwrap())
+        .map(|mi| mi.text().collect::<String>())
+        .collect();
+    // `\CK`, `\mO` and `\Spf` as the site defines them; the paper's own redefinition of
+    // `\mO` wins over the site's for the rest of that paper.
+    for expected in ["𝒦", "𝒪", "Spf", "𝕆"] {
+        assert!(
+            identifiers.iter().any(|t| t == expected),
+            "{expected}: {identifiers:?}"
+        );
+    }
+    let mut visible = String::new();
+    let main = html
+        .select(&Selector::parse("main").unwrap())
+        .next()
+        .unwrap();
+    visible_text(main, &mut visible);
+    assert_eq!(commands(&visible), Vec::<String>::new());
+
+    site.file(
+        "profilegen.yaml",
+        "title: Lab\ntex_macros: |\n  \\newcommand{\\CK}{\\mathcal{K}}\n  \\mathcal{O}\n",
+    );
+    let run = site.run(&["build"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("tex_macros: only macro definitions may be given"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("profilegen.yaml:4:3"), "{}", run.stderr);
+    assert!(run.stderr.contains(r"\mathcal{O}"), "{}", run.stderr);
+}

@@ -150,7 +150,7 @@ impl<'a> SiteIndex<'a> {
         let profiles = merge_profiles(graph, config, input.bios, diagnostics);
         let extra_pages = extra_pages(input.pages, diagnostics);
         let (subjects, years) = subject_and_year_lists(graph);
-        let (paper_texts, mut tex_diagnostics) = convert_texts(graph, &input.memo.texts);
+        let (paper_texts, mut tex_diagnostics) = convert_texts(graph, config, &input.memo.texts);
         diagnostics.append(&mut tex_diagnostics);
         let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
         newest.sort_by(|&a, &b| {

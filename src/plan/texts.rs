@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::config::SiteConfig;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::SiteGraph;
 use crate::hash;
@@ -27,10 +28,11 @@ pub struct PaperText {
     pub warnings: Vec<String>,
 }
 
-/// Converts a title and an abstract; macros defined in one apply to what follows.
-fn convert_text(title: &str, abstract_text: Option<&str>) -> PaperText {
+/// Converts a title and an abstract, starting from the site's macros; macros defined in
+/// one apply to what follows.
+fn convert_text(title: &str, abstract_text: Option<&str>, site_macros: &Definitions) -> PaperText {
     let mut warnings = Vec::new();
-    let mut definitions = Definitions::new();
+    let mut definitions = site_macros.clone();
     let title = render_tex_with(title, &mut definitions);
     warnings.extend(title.warnings);
     let mut abstract_html = Vec::new();
@@ -53,19 +55,24 @@ fn convert_text(title: &str, abstract_text: Option<&str>) -> PaperText {
 }
 
 /// Converts each paper's title and abstract (in parallel, reusing conversions of the
-/// same texts from `memo`), reporting TeX that could not be read with the record it
-/// comes from.
+/// same texts with the same site macros from `memo`), reporting TeX that could not be
+/// read with the record it comes from.
 pub fn convert_texts(
     graph: &SiteGraph,
+    config: &SiteConfig,
     memo: &Reuse<PaperText>,
 ) -> (Vec<Arc<PaperText>>, Vec<Diagnostic>) {
+    let site_macros = &config.tex_definitions;
+    let macros_key = hash::key("tex macros", &config.tex_macros);
     let converted: Vec<(Arc<PaperText>, Vec<Diagnostic>)> = graph
         .papers
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_deref();
-            let key = || hash::key("tex", &(&paper.title, abstract_text));
-            let text = memo.get_or(key, || convert_text(&paper.title, abstract_text));
+            let key = || hash::key("tex", &(macros_key, &paper.title, abstract_text));
+            let text = memo.get_or(key, || {
+                convert_text(&paper.title, abstract_text, site_macros)
+            });
             let at = &paper.occurrences[0];
             let record_line = format!("{}{}", paper.source, paper.year);
             let diagnostics = text

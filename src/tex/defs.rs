@@ -26,6 +26,8 @@ use super::lex::{token_at, Token};
 
 /// At most this many macros are defined for one paper; later definitions are not read.
 const MAX_DEFINITIONS: usize = 64;
+/// At most this many macros are defined for the whole site ([`Definitions::from_preamble`]).
+pub const MAX_SITE_DEFINITIONS: usize = 1024;
 /// A body longer than this (in bytes) is not read.
 const MAX_BODY_BYTES: usize = 1024;
 /// At most this many macro calls are expanded in one fragment.
@@ -38,6 +40,19 @@ pub(crate) const MAX_EXPANDED_BYTES: usize = super::MAX_MATH_BYTES;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Definitions {
     macros: BTreeMap<String, Macro>,
+    /// How many of `macros` came from the site's preamble: a paper may define
+    /// [`MAX_DEFINITIONS`] more.
+    inherited: usize,
+}
+
+/// Why a site's macro preamble could not be read: the byte offset of the definition (or
+/// of what is not one) and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreambleError {
+    /// Byte offset in the preamble.
+    pub offset: usize,
+    /// What is wrong there.
+    pub reason: String,
 }
 
 /// One defined macro.
@@ -72,6 +87,50 @@ impl Definitions {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The macros of a site-wide preamble: TeX definitions only (`\newcommand`, `\def`,
+    /// `\let`, `\DeclareMathOperator`, in the forms the module documentation lists),
+    /// separated by spaces, line breaks and `%` comments. Each paper's conversion starts
+    /// from them, and a paper's own definitions override them.
+    ///
+    /// # Errors
+    /// The first thing that is not a definition of those forms, or a definition past
+    /// [`MAX_SITE_DEFINITIONS`].
+    pub fn from_preamble(src: &str) -> Result<Definitions, PreambleError> {
+        let mut definitions = Definitions::new();
+        let mut pos = 0;
+        while pos < src.len() {
+            pos = skip_spaces(src, pos);
+            if src[pos..].starts_with('%') {
+                pos = src[pos..].find('\n').map_or(src.len(), |end| pos + end + 1);
+                continue;
+            }
+            if pos >= src.len() {
+                break;
+            }
+            let error = |reason: &str| PreambleError {
+                offset: pos,
+                reason: reason.to_owned(),
+            };
+            let spanned = token_at(src, pos);
+            let Token::ControlWord(name) = spanned.token else {
+                return Err(error("only macro definitions may be given"));
+            };
+            if !is_definition(name) {
+                return Err(error("only macro definitions may be given"));
+            }
+            if definitions.macros.len() >= MAX_SITE_DEFINITIONS {
+                return Err(error(&format!(
+                    "at most {MAX_SITE_DEFINITIONS} macros may be defined"
+                )));
+            }
+            pos = definitions
+                .read_definition(src, pos, usize::MAX)
+                .ok_or_else(|| error("macro definition not understood"))?;
+        }
+        definitions.inherited = definitions.macros.len();
+        Ok(definitions)
     }
 
     /// Whether no macro is defined.
@@ -117,6 +176,12 @@ impl Definitions {
     /// Reads the definition whose command starts at `at` in `src`, and returns where it
     /// ends; None when it is not one of the simple forms.
     pub(crate) fn read(&mut self, src: &str, at: usize) -> Option<usize> {
+        self.read_definition(src, at, MAX_DEFINITIONS)
+    }
+
+    /// [`Definitions::read`], defining a new macro only while fewer than `room` are
+    /// defined beyond the inherited ones.
+    fn read_definition(&mut self, src: &str, at: usize, room: usize) -> Option<usize> {
         let command = token_at(src, at);
         let Token::ControlWord(kind) = command.token else {
             return None;
@@ -135,7 +200,7 @@ impl Definitions {
         if kind == "providecommand" && known {
             return Some(end);
         }
-        if !known && self.macros.len() >= MAX_DEFINITIONS {
+        if !known && self.macros.len() - self.inherited >= room {
             return None;
         }
         self.macros.insert(name, definition);
@@ -552,6 +617,64 @@ mod tests {
         // `\providecommand` keeps an earlier definition.
         let (d, _) = defined(r"\newcommand{\x}{a}\providecommand{\x}{b}\providecommand{\y}{c}");
         assert_eq!(expanded(&d, r"\x\y"), "ac");
+    }
+
+    #[test]
+    fn a_site_preamble_is_definitions_comments_and_spaces() {
+        let preamble = "% the group's notation\n\\newcommand{\\CK}{\\mathcal{K}}\n  \\def\\mO{\\mathcal{O}} % sheaf\n\\DeclareMathOperator{\\Spf}{Spf}\n";
+        let site = Definitions::from_preamble(preamble).unwrap();
+        assert_eq!(
+            expanded(&site, r"\CK+\mO_X\Spf"),
+            r"\mathcal{K}+\mathcal{O}_X\operatorname{Spf}"
+        );
+        assert_eq!(
+            Definitions::from_preamble(" \n% nothing\n").unwrap(),
+            Definitions::new()
+        );
+        // A paper's own definitions override the site's, and a paper may still define
+        // its full share of macros however many the site has.
+        let mut paper = site.clone();
+        paper.take_from(r"\renewcommand{\CK}{C_K}").unwrap();
+        assert_eq!(expanded(&paper, r"\CK\mO"), r"C_K\mathcal{O}");
+        let many: String = (0..MAX_DEFINITIONS + 10)
+            .map(|i| format!("\\def\\m{}{{x}}", letters(i)))
+            .collect();
+        let mut paper = Definitions::from_preamble(&many).unwrap();
+        let own: String = (0..MAX_DEFINITIONS)
+            .map(|i| format!("\\def\\p{}{{y}}", letters(i)))
+            .collect();
+        paper.take_from(&own).unwrap();
+        assert_eq!(expanded(&paper, r"\plc\mb"), "yx");
+    }
+
+    /// `i` written in the letters a to z, as macro names take only letters.
+    fn letters(mut i: usize) -> String {
+        let mut name = String::new();
+        loop {
+            name.push(char::from(b'a' + (i % 26) as u8));
+            i /= 26;
+            if i == 0 {
+                return name;
+            }
+        }
+    }
+
+    #[test]
+    fn a_site_preamble_names_where_it_stops_being_definitions() {
+        let at = |src: &str| Definitions::from_preamble(src).unwrap_err();
+        let error = at("\\newcommand{\\a}{x}\n\\mathcal{K}");
+        assert_eq!(error.offset, 19);
+        assert_eq!(error.reason, "only macro definitions may be given");
+        assert_eq!(at("x").offset, 0);
+        let error = at("\\def\\a{x}\\newcommand{\\b}");
+        assert_eq!(
+            (error.offset, error.reason.as_str()),
+            (9, "macro definition not understood")
+        );
+        let too_many: String = (0..=MAX_SITE_DEFINITIONS)
+            .map(|i| format!("\\def\\m{}{{x}}", letters(i)))
+            .collect();
+        assert!(at(&too_many).reason.starts_with("at most 1024"));
     }
 
     #[test]

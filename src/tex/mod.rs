@@ -106,7 +106,7 @@ use pulldown_latex::event::{
 use pulldown_latex::{push_mathml, Event, Parser, RenderConfig, Storage};
 use unicode_normalization::UnicodeNormalization;
 
-pub use defs::Definitions;
+pub use defs::{Definitions, PreambleError};
 use letters::{dotless_letter, letter_accent, letter_command, symbol_accent};
 use lex::{MathDelimiter, Spanned, Token, Tokens};
 

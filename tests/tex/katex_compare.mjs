@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // How much of a corpus's TeX profilegen renders, measured against KaTeX.
 //
-//   node tests/tex/katex_compare.mjs RECORDS_DIR [--check] [--all]
+//   node tests/tex/katex_compare.mjs RECORDS_DIR [--config profilegen.yaml] [--check] [--all]
 //   node tests/tex/katex_compare.mjs --report FILE [--check] [--all]
 //
 // Runs `cargo run --release --example tex_report -- RECORDS_DIR` (from the repository
@@ -19,7 +19,8 @@
 //
 // With `--check`, exits 1 when profilegen shows more than 0.5% of the fragments as source,
 // more than 0.5% of the pages show a TeX command, or a fragment KaTeX renders is not
-// rendered. Exits 2 on bad usage. `--report FILE` reads the output of an earlier
+// rendered. `--config FILE` gives profilegen the site's `tex_macros` from that
+// configuration (KaTeX is run as it comes). Exits 2 on bad usage. `--report FILE` reads the output of an earlier
 // `tex_report` run from FILE instead of running it.
 
 import { execFileSync } from 'node:child_process';
@@ -32,20 +33,23 @@ const root = path.resolve(here, '..', '..');
 const TARGET_RATE = 0.005;
 const LISTED = 40;
 
-const USAGE = 'usage: node tests/tex/katex_compare.mjs (RECORDS_DIR | --report FILE) [--check] [--all]';
+const USAGE =
+  'usage: node tests/tex/katex_compare.mjs (RECORDS_DIR [--config FILE] | --report FILE) [--check] [--all]';
 let check = false;
 let all = false;
 let reportFile = null;
+let config = null;
 const dirs = [];
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i += 1) {
   if (args[i] === '--check') check = true;
   else if (args[i] === '--all') all = true;
   else if (args[i] === '--report' && i + 1 < args.length) reportFile = args[++i];
+  else if (args[i] === '--config' && i + 1 < args.length) config = path.resolve(args[++i]);
   else if (args[i].startsWith('--')) dirs.push(null);
   else dirs.push(args[i]);
 }
-if (dirs.length + (reportFile ? 1 : 0) !== 1 || dirs.includes(null)) {
+if (dirs.length + (reportFile ? 1 : 0) !== 1 || dirs.includes(null) || (reportFile && config)) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -64,7 +68,9 @@ const report = reportFile
   ? fs.readFileSync(reportFile, 'utf8')
   : execFileSync(
       'cargo',
-      ['run', '--release', '--quiet', '--example', 'tex_report', '--', source],
+      ['run', '--release', '--quiet', '--example', 'tex_report', '--', source].concat(
+        config ? ['--config', config] : [],
+      ),
       { cwd: root, maxBuffer: 1 << 30, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
     );
 
