@@ -482,9 +482,11 @@ impl<'a> Parser<'a, '_> {
                         self.warn(format!("`{code}` is not an arXiv category code"), location);
                     }
                 }
+                // A code made only of control characters is empty once they are dropped.
                 codes
                     .into_iter()
                     .map(|code| self.clean(&code, record_line))
+                    .filter(|code| !code.is_empty())
                     .collect()
             }
             None => {
@@ -879,6 +881,28 @@ mod tests {
         assert!(diags
             .iter()
             .any(|d| d.message.contains("has no subject block")));
+    }
+
+    #[test]
+    fn a_subject_of_control_characters_only_is_no_subject() {
+        let text = GOOD.replace(
+            "cs.DC\u{2197}",
+            "\u{7f}\u{7f}\u{7f}\u{2197}cs.DC\u{7f}\u{2197}",
+        );
+        let (file, diags) = parse(&text);
+        let file = file.unwrap();
+        assert_eq!(file.records[0].subjects, vec!["cs.DC"]);
+        let text = GOOD.replace("cs.DC\u{2197}", "\u{7f}\u{7f}\u{2197}");
+        let (file, diags_only) = parse(&text);
+        assert!(file.unwrap().records[0].subjects.is_empty());
+        for diags in [&diags, &diags_only] {
+            assert!(
+                diags
+                    .iter()
+                    .any(|d| d.message.contains("is not an arXiv category code")),
+                "{diags:?}"
+            );
+        }
     }
 
     #[test]
