@@ -356,7 +356,9 @@ impl<'a> Parser<'a, '_> {
         if let Some(block) = blocks.get(index) {
             let text = block.text();
             if !is_header_like(&text) && parse_source_year(&text).is_none() {
-                name = Some(self.clean(&text, block.first_line()));
+                // A name made only of control characters is no name once they are dropped.
+                let cleaned = self.clean(&text, block.first_line());
+                name = (!cleaned.trim().is_empty()).then_some(cleaned);
                 index += 1;
             }
         }
@@ -364,6 +366,7 @@ impl<'a> Parser<'a, '_> {
             if let Some(attributed) = attribution_name(&block.text()) {
                 let attributed = self.clean(attributed, block.first_line());
                 match &name {
+                    None if attributed.trim().is_empty() => {}
                     None => {
                         let location = self.block_location(block);
                         self.warn(
@@ -881,6 +884,29 @@ mod tests {
         assert!(diags
             .iter()
             .any(|d| d.message.contains("has no subject block")));
+    }
+
+    #[test]
+    fn a_name_of_control_characters_only_is_no_name() {
+        let text = GOOD.replace("\n\nZoë Łukasz\n\n", "\n\n\u{1}\u{0}\u{f}\n\n");
+        let (file, diags) = parse(&text);
+        assert_eq!(
+            file.unwrap().author_name,
+            "Zoë Łukasz",
+            "from the attribution"
+        );
+        assert!(diags
+            .iter()
+            .any(|d| d.message.contains("missing name block")));
+        let text = text.replace("attributed to Zoë Łukasz.", "attributed to \u{7f}.");
+        let (file, diags) = parse(&text);
+        assert!(file.is_none());
+        assert!(diags
+            .iter()
+            .any(|d| d.message.contains("lacks the header blocks")));
+        let bytes = b"Ai Gua\xd3n\n\n\x01\x00\x00\x0f\n\nK ";
+        let (file, _) = parse_record_file(Path::new("test.txt"), bytes);
+        assert!(file.is_none_or(|f| !f.author_name.trim().is_empty()));
     }
 
     #[test]

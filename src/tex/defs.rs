@@ -22,7 +22,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::lex::{token_at, Token};
+use super::lex::{token_at, Spanned, Token};
 
 /// At most this many macros are defined for one paper; later definitions are not read.
 const MAX_DEFINITIONS: usize = 64;
@@ -295,14 +295,17 @@ fn group_end(src: &str, open: usize) -> Option<usize> {
     None
 }
 
+/// The token at `pos` after spaces; None at the end of `src`.
+fn token_after_spaces(src: &str, pos: usize) -> Option<Spanned<'_>> {
+    let start = skip_spaces(src, pos);
+    (start < src.len()).then(|| token_at(src, start))
+}
+
 /// The argument at `pos` (after spaces): a group's content or one token, and where it
 /// ends. None at the end of the input or before a `}`.
 fn argument(src: &str, pos: usize) -> Option<(&str, usize)> {
-    let start = skip_spaces(src, pos);
-    if start >= src.len() {
-        return None;
-    }
-    let spanned = token_at(src, start);
+    let spanned = token_after_spaces(src, pos)?;
+    let start = spanned.start;
     match spanned.token {
         Token::BeginGroup => {
             let close = group_end(src, start)?;
@@ -396,8 +399,7 @@ fn newcommand(src: &str, pos: usize) -> Option<(String, Macro, usize)> {
 
 /// `\def` and its kin, after the command: the name, `#1#2…`, the braced body.
 fn def(src: &str, pos: usize) -> Option<(String, Macro, usize)> {
-    let start = skip_spaces(src, pos);
-    let spanned = token_at(src, start);
+    let spanned = token_after_spaces(src, pos)?;
     let Token::ControlWord(name) = spanned.token else {
         return None;
     };
@@ -425,11 +427,7 @@ fn def(src: &str, pos: usize) -> Option<(String, Macro, usize)> {
 
 /// `\let`, after the command: the name, an optional `=`, the one token it stands for.
 fn let_alias(src: &str, pos: usize) -> Option<(String, Macro, usize)> {
-    let start = skip_spaces(src, pos);
-    if start >= src.len() {
-        return None;
-    }
-    let spanned = token_at(src, start);
+    let spanned = token_after_spaces(src, pos)?;
     let Token::ControlWord(name) = spanned.token else {
         return None;
     };
@@ -437,11 +435,8 @@ fn let_alias(src: &str, pos: usize) -> Option<(String, Macro, usize)> {
     if src[pos..].starts_with('=') {
         pos += 1;
     }
-    let target = skip_spaces(src, pos);
-    if target >= src.len() {
-        return None;
-    }
-    let token = token_at(src, target);
+    let token = token_after_spaces(src, pos)?;
+    let target = token.start;
     if !matches!(token.token, Token::ControlWord(_) | Token::ControlSymbol(_)) {
         return None;
     }
@@ -757,6 +752,13 @@ mod tests {
             r"\let\f",
             r"\let",
             r"\let ",
+            r"\def",
+            r"\def ",
+            r"\gdef",
+            r"\newcommand",
+            r"\renewcommand* ",
+            r"\DeclareMathOperator",
+            r"\DeclareMathOperator*",
             r"\newcommand{}{x}",
             r"\newcommand{ }{x}",
         ] {

@@ -2508,13 +2508,16 @@ mod tests {
 
     #[test]
     fn a_definition_cut_short_is_kept_as_source_with_one_warning() {
-        // `\let` with nothing after it, and a definition of an empty name, at the end of
+        // A definition command with nothing after it, and a definition of an empty name, at the end of
         // the text or of the math.
         for (source, shown) in [
             ("\\let", "\\let"),
             ("A title \\let", "\\let"),
             ("$\\let$", "$\\let$"),
             ("$x\\let $ y", "\\let"),
+            ("$<\\def$ and", "\\def"),
+            ("A title \\def", "\\def"),
+            ("$\\DeclareMathOperator*$", "\\DeclareMathOperator*"),
             ("$\\newcommand{}{x}$", "\\newcommand{}{x}"),
         ] {
             let rendered = render_tex(source);
