@@ -178,17 +178,36 @@ impl OutputBuilder<'_> {
     }
 
     /// The BibTeX entry shown in the paper page's "Cite" block (the abstract is on the
-    /// page already, and in `cite.bib`).
+    /// page already, and in `cite.bib` with `exports: files`).
     pub(super) fn bibtex_for(&self, id: PaperId) -> String {
         self.brief_citation(id).bibtex.clone()
     }
 
+    /// Paper `id`'s citation without its abstract, in `format`, as a download.
+    fn brief_citation_bytes(&self, id: PaperId, format: CitationFormat) -> Vec<u8> {
+        let brief = self.brief_citation(id);
+        match format {
+            CitationFormat::Bibtex => brief.bibtex.clone().into_bytes(),
+            CitationFormat::Ris => brief.ris.clone().into_bytes(),
+            CitationFormat::CslJson => {
+                let mut bytes = brief.csl.clone();
+                bytes.push(b'\n');
+                bytes
+            }
+        }
+    }
+
     /// The downloads of paper `id`'s citation, one per format: `data:` links named
-    /// after its citation key, or links to `cite.{bib,ris,json}` beside the page.
+    /// after its citation key, without the abstract (as arXiv's and Google Scholar's
+    /// exports; a link's bytes are in the page, and the abstract is in the page's
+    /// `citation_abstract` and JSON-LD for reference managers), or links to
+    /// `cite.{bib,ris,json}` beside the page, with it.
     pub(super) fn paper_downloads(&self, id: PaperId, linker: &Linker) -> Vec<ExportLink> {
         let card = self.v.paper(id);
         match self.v.config().exports {
-            ExportsMode::Inline => data_links(card.citation_key, |f| self.paper_citation(id, f)),
+            ExportsMode::Inline => {
+                data_links(card.citation_key, |f| self.brief_citation_bytes(id, f))
+            }
             ExportsMode::Files => file_links(linker, card.path, "cite"),
         }
     }
@@ -220,8 +239,8 @@ impl OutputBuilder<'_> {
     }
 
     /// `authors/<slug>/publications.{bib,ris,json}`: all of an author's papers, newest
-    /// first, without abstracts (each paper's own citation files have them), so the lists
-    /// of prolific authors stay small.
+    /// first, without abstracts (each paper's page has its own), so the lists of
+    /// prolific authors stay small.
     pub(super) fn author_citations(&self, id: AuthorId, format: CitationFormat) -> Vec<u8> {
         let entries = self
             .v
