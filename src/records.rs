@@ -460,7 +460,11 @@ impl<'a> Parser<'a, '_> {
                 *index += 1;
                 break;
             }
-            paragraphs.push(self.clean(&text, candidate.first_line()));
+            // A paragraph made only of control characters is none once they are dropped.
+            let paragraph = self.clean(&text, candidate.first_line());
+            if !paragraph.trim().is_empty() {
+                paragraphs.push(paragraph);
+            }
             *index += 1;
         }
         (paragraphs, subjects)
@@ -559,6 +563,13 @@ impl<'a> Parser<'a, '_> {
             index += 1;
 
             let (paragraphs, subjects) = self.read_abstract_and_subjects(&mut index);
+            if title.trim().is_empty() {
+                // Made only of control characters.
+                let location = self.block_location(title_block);
+                self.error("record has no title".into(), location).note =
+                    Some("the record is skipped".into());
+                continue;
+            }
             let subjects = self.checked_subjects(subjects, index, record_line, &title);
             records.push(Record {
                 source: source.to_string(),
@@ -907,6 +918,37 @@ mod tests {
         let bytes = b"Ai Gua\xd3n\n\n\x01\x00\x00\x0f\n\nK ";
         let (file, _) = parse_record_file(Path::new("test.txt"), bytes);
         assert!(file.is_none_or(|f| !f.author_name.trim().is_empty()));
+    }
+
+    #[test]
+    fn a_title_or_paragraph_of_control_characters_only_is_none() {
+        let text = GOOD.replace(
+            "An abstract with $P_Z$ & <b>.",
+            "\u{1}\u{0}\n\nAn abstract with $P_Z$ & <b>.\n\n\u{7f}",
+        );
+        let (file, _) = parse(&text);
+        let abstract_text = file.unwrap().records[0].abstract_text.clone();
+        assert_eq!(
+            abstract_text.as_deref(),
+            Some("An abstract with $P_Z$ & <b>.")
+        );
+        let text = GOOD.replace("An abstract with $P_Z$ & <b>.", "\u{1}");
+        let (file, _) = parse(&text);
+        assert_eq!(file.unwrap().records[0].abstract_text, None);
+        let text = GOOD.replace("A Title", "\u{7f}\u{7f}");
+        let (file, diags) = parse(&text);
+        let file = file.unwrap();
+        assert_eq!(
+            file.records.len(),
+            1,
+            "the record without a title is skipped"
+        );
+        assert_eq!(file.records[0].title, "Proceedings of the Workshop 2019");
+        let error = diags
+            .iter()
+            .find(|d| d.message == "record has no title")
+            .unwrap();
+        assert_eq!(error.location.as_ref().unwrap().line, 11);
     }
 
     #[test]
