@@ -417,15 +417,20 @@ fn write_new_file(
         .and_then(|m| FileState::from_metadata(&m)))
 }
 
+/// The entries of the folder `dir`.
+fn folder_entries(dir: &Path) -> Result<Vec<fs::DirEntry>, OutputError> {
+    fs::read_dir(dir)
+        .map_err(io_err("read", dir))?
+        .collect::<Result<_, _>>()
+        .map_err(io_err("read", dir))
+}
+
 /// Moves everything in the staging folder `from` to the folder `to` inside `root`: a
 /// folder that does not exist at `to` yet is moved whole, in one rename; one that does is
 /// entered and its entries moved one by one. A folder met on the way must resolve inside
 /// `root` (a symlink leading out is refused); a file where a folder must go is replaced.
 fn move_into_place(root: &Path, from: &Path, to: &Path) -> Result<(), OutputError> {
-    let entries: Vec<fs::DirEntry> = fs::read_dir(from)
-        .map_err(io_err("read", from))?
-        .collect::<Result<_, _>>()
-        .map_err(io_err("read", from))?;
+    let entries = folder_entries(from)?;
     entries.par_iter().try_for_each(|entry| {
         let source = entry.path();
         let target = to.join(entry.file_name());

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{io_err, OutputError, STAGING_DIR};
+use super::{folder_entries, io_err, OutputError, STAGING_DIR};
 
 /// The folder holding the generations of the output path `link`: its sibling
 /// `<name>.generations`.
@@ -191,10 +191,7 @@ fn generation_numbers(store: &Path) -> Result<Vec<u64>, OutputError> {
 /// Makes in the empty folder `to` the tree of `from`: the same folders, a hard link to
 /// each file, a copy of each symbolic link; an entry of `from` named `skip` is left out.
 fn link_tree(from: &Path, to: &Path, skip: Option<&str>) -> Result<(), OutputError> {
-    let entries: Vec<fs::DirEntry> = fs::read_dir(from)
-        .map_err(io_err("read", from))?
-        .collect::<Result<_, _>>()
-        .map_err(io_err("read", from))?;
+    let entries = folder_entries(from)?;
     entries.par_iter().try_for_each(|entry| {
         let source = entry.path();
         let target = to.join(entry.file_name());
