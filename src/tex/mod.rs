@@ -1497,6 +1497,9 @@ fn check_math_source(tex: &str) -> Result<usize, String> {
                 if name == "char" && !char_code_follows(&tex[spanned.end..]) {
                     return Err("\\char takes a character code (a number)".to_owned());
                 }
+                if !colors_are_ascii(name, &tex[spanned.end..]) {
+                    return Err(format!("\\{name} takes a color name or #RRGGBB"));
+                }
             }
             Token::ControlSymbol(_) | Token::LoneBackslash => nesting += 1,
             Token::BeginGroup => {
@@ -1522,6 +1525,33 @@ fn char_code_follows(rest: &str) -> bool {
         .chars()
         .next()
         .is_none_or(|c| c.is_ascii())
+}
+
+/// Whether the color arguments of the control word `name` (`\color`, `\textcolor`,
+/// `\colorbox`: the first braced argument in `rest`; `\fcolorbox`: the first two) are
+/// ASCII, as color names and `#RRGGBB` are. pulldown-latex 0.8 slices a `#` color by
+/// bytes and panics on one with a character outside ASCII, so such math is kept as
+/// its source instead.
+fn colors_are_ascii(name: &str, rest: &str) -> bool {
+    let count = match name {
+        "color" | "textcolor" | "colorbox" => 1,
+        "fcolorbox" => 2,
+        _ => return true,
+    };
+    let mut rest = rest;
+    for _ in 0..count {
+        let Some(group) = rest.trim_start().strip_prefix('{') else {
+            return true;
+        };
+        let Some(close) = group.find('}') else {
+            return group.is_ascii();
+        };
+        if !group[..close].is_ascii() {
+            return false;
+        }
+        rest = &group[close + 1..];
+    }
+    true
 }
 
 /// Whether the control word `name` defines or expands macros, which math may not do.
@@ -2529,6 +2559,37 @@ mod tests {
                 rendered.warnings
             );
         }
+    }
+
+    #[test]
+    fn a_color_outside_ascii_is_kept_as_source_with_one_warning() {
+        for source in [
+            "$\\textcolor{#l\u{fffd}\u{7f}k}{the} x$",
+            "$\\color{#ab\u{e9}cd} x$",
+            "$\\colorbox{\u{e9}}{x}$",
+            "$\\fcolorbox{red}{#\u{3b1}\u{3b1}\u{3b1}}{x}$",
+        ] {
+            let rendered = render_tex(source);
+            assert!(
+                !rendered.html.contains("<math"),
+                "{source}: {}",
+                rendered.html
+            );
+            assert_eq!(
+                rendered.warnings.len(),
+                1,
+                "{source}: {:?}",
+                rendered.warnings
+            );
+            assert!(
+                rendered.warnings[0].contains("takes a color name"),
+                "{:?}",
+                rendered.warnings
+            );
+        }
+        let rendered = render_tex("$\\textcolor{#FF0000}{x} + \\fcolorbox{red}{blue}{y}$");
+        assert!(rendered.html.contains("<math"), "{}", rendered.html);
+        assert!(rendered.warnings.is_empty(), "{:?}", rendered.warnings);
     }
 
     #[test]
