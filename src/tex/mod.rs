@@ -2561,6 +2561,36 @@ mod tests {
         }
     }
 
+    /// Asserts that `source` is shown as its source (no MathML, `shown` in the HTML) with
+    /// one warning containing `reason`.
+    fn assert_kept_as_source(source: &str, shown: &str, reason: &str) {
+        let rendered = render_tex(source);
+        assert!(
+            !rendered.html.contains("<math"),
+            "{source}: {}",
+            rendered.html
+        );
+        assert!(rendered.html.contains(shown), "{source}: {}", rendered.html);
+        assert_eq!(
+            rendered.warnings.len(),
+            1,
+            "{source}: {:?}",
+            rendered.warnings
+        );
+        assert!(
+            rendered.warnings[0].contains(reason),
+            "{:?}",
+            rendered.warnings
+        );
+    }
+
+    /// Asserts that `source` becomes MathML with no warning.
+    fn assert_converted(source: &str) {
+        let rendered = render_tex(source);
+        assert!(rendered.html.contains("<math"), "{}", rendered.html);
+        assert!(rendered.warnings.is_empty(), "{:?}", rendered.warnings);
+    }
+
     #[test]
     fn a_color_outside_ascii_is_kept_as_source_with_one_warning() {
         for source in [
@@ -2569,59 +2599,18 @@ mod tests {
             "$\\colorbox{\u{e9}}{x}$",
             "$\\fcolorbox{red}{#\u{3b1}\u{3b1}\u{3b1}}{x}$",
         ] {
-            let rendered = render_tex(source);
-            assert!(
-                !rendered.html.contains("<math"),
-                "{source}: {}",
-                rendered.html
-            );
-            assert_eq!(
-                rendered.warnings.len(),
-                1,
-                "{source}: {:?}",
-                rendered.warnings
-            );
-            assert!(
-                rendered.warnings[0].contains("takes a color name"),
-                "{:?}",
-                rendered.warnings
-            );
+            assert_kept_as_source(source, "color", "takes a color name");
         }
-        let rendered = render_tex("$\\textcolor{#FF0000}{x} + \\fcolorbox{red}{blue}{y}$");
-        assert!(rendered.html.contains("<math"), "{}", rendered.html);
-        assert!(rendered.warnings.is_empty(), "{:?}", rendered.warnings);
+        assert_converted("$\\textcolor{#FF0000}{x} + \\fcolorbox{red}{blue}{y}$");
     }
 
     #[test]
     fn a_char_code_outside_ascii_is_kept_as_source_with_one_warning() {
         for source in ["$\\charé$", "$\\char é x$", "$a\\char\u{3b1}$"] {
-            let rendered = render_tex(source);
-            assert!(
-                !rendered.html.contains("<math"),
-                "{source}: {}",
-                rendered.html
-            );
-            assert!(
-                rendered.html.contains("\\char"),
-                "{source}: {}",
-                rendered.html
-            );
-            assert_eq!(
-                rendered.warnings.len(),
-                1,
-                "{source}: {:?}",
-                rendered.warnings
-            );
-            assert!(
-                rendered.warnings[0].contains("character code"),
-                "{:?}",
-                rendered.warnings
-            );
+            assert_kept_as_source(source, "\\char", "character code");
         }
         // A number still works.
-        let rendered = render_tex("$\\char65$");
-        assert!(rendered.html.contains("<math"), "{}", rendered.html);
-        assert!(rendered.warnings.is_empty(), "{:?}", rendered.warnings);
+        assert_converted("$\\char65$");
     }
 
     fn html(s: &str) -> String {
