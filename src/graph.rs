@@ -72,8 +72,8 @@ pub struct Paper {
     pub year: u16,
     /// Source, e.g. `arXiv`.
     pub source: String,
-    /// The abstract, if any copy has one.
-    pub abstract_text: Option<String>,
+    /// The abstract, if any copy has one (shared with the record it comes from).
+    pub abstract_text: Option<Arc<str>>,
     /// Subject codes, primary first.
     pub subjects: Vec<String>,
     /// Authors on this site, in the order their files list the paper (file path order).
@@ -467,7 +467,7 @@ impl<'g> PaperCopies<'g> {
             .records
             .iter()
             .filter_map(|r| r.abstract_text.as_ref())
-            .fold(None::<&String>, |best, a| match best {
+            .fold(None::<&Arc<str>>, |best, a| match best {
                 Some(b) if b == a || b.chars().count() >= a.chars().count() => Some(b),
                 _ => Some(a),
             })
@@ -667,7 +667,7 @@ mod tests {
             source: "arXiv".into(),
             year,
             title: title.into(),
-            abstract_text: abs.map(str::to_string),
+            abstract_text: abs.map(Arc::from),
             subjects: vec![subject.into()],
             line: 9,
         }

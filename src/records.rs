@@ -9,6 +9,7 @@
 //! and column, reading on past it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diagnostics::{Diagnostic, Location};
 
@@ -38,8 +39,9 @@ pub struct Record {
     /// The title, one line.
     pub title: String,
     /// The abstract: paragraphs separated by a blank line (`"\n\n"`), or `None` when the
-    /// record has none.
-    pub abstract_text: Option<String>,
+    /// record has none. Shared (not copied) by the paper it becomes and by its
+    /// converted text when conversion leaves it as it is.
+    pub abstract_text: Option<Arc<str>>,
     /// The subject codes (usually exactly one), e.g. `cs.DC`. Empty when the record is
     /// missing its subject block.
     pub subjects: Vec<String>,
@@ -578,7 +580,7 @@ impl<'a> Parser<'a, '_> {
                 abstract_text: if paragraphs.is_empty() {
                     None
                 } else {
-                    Some(paragraphs.join("\n\n"))
+                    Some(Arc::from(paragraphs.join("\n\n")))
                 },
                 subjects,
                 line: record_line,

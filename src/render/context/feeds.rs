@@ -170,7 +170,7 @@ impl OutputBuilder<'_> {
                     }
                 })
                 .collect(),
-            summary: text.abstract_text.clone(),
+            summary: text.abstract_text.as_deref().map(str::to_owned),
             categories: paper
                 .subjects
                 .iter()

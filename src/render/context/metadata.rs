@@ -273,7 +273,7 @@ impl OutputBuilder<'_> {
         if let Some(abstract_text) = &text.abstract_text {
             tags.push(MetaTag {
                 name: "citation_abstract",
-                content: abstract_text.clone(),
+                content: abstract_text.to_string(),
             });
         }
         if !paper.subjects.is_empty() {

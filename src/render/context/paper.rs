@@ -6,6 +6,7 @@ use super::{
 };
 use crate::graph::PaperId;
 use crate::plan::paths::year_path;
+use crate::plan::texts::abstract_html;
 use crate::plan::SiteIndex;
 
 /// A paper's page shows the paper (with its authors), the number of papers of each of
@@ -46,7 +47,11 @@ impl OutputBuilder<'_> {
                     .iter()
                     .map(|code| self.subject_link(code, self.v.subject_count(code), linker))
                     .collect(),
-                abstract_html: text.abstract_html.clone(),
+                abstract_html: abstract_html(
+                    &paper.title,
+                    paper.abstract_text.as_deref(),
+                    &self.v.config().tex_definitions,
+                ),
                 authors: paper
                     .authors
                     .iter()
