@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock, PoisonError, RwLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use indicatif::{ParallelProgressIterator, ProgressBar};
 use rayon::prelude::*;
@@ -17,7 +17,10 @@ use crate::diagnostics::Diagnostic;
 use crate::hash::content_hash;
 use crate::plan::PlannedOutput;
 
+pub(crate) mod bounded;
 pub mod context;
+
+use bounded::BoundedCache;
 
 use context::{Output, OutputMaker, TemplateHashes};
 
@@ -112,15 +115,8 @@ pub fn default_theme_hash() -> u64 {
 struct FragmentCache {
     /// The Tera instance that holds this function (weak: it owns the function).
     tera: OnceLock<Weak<Tera>>,
-    /// Rendered fragments by template, then key.
-    rendered: RwLock<RenderedFragments>,
-}
-
-/// The fragments a [`FragmentCache`] holds, and their bytes of HTML.
-#[derive(Default)]
-struct RenderedFragments {
-    by_template: HashMap<String, HashMap<String, tera::Value>>,
-    bytes: usize,
+    /// Rendered fragments by a hash of their template and key.
+    rendered: BoundedCache<tera::Value>,
 }
 
 thread_local! {
@@ -144,15 +140,8 @@ impl FragmentCache {
     fn render_cached(&self, kwargs: Kwargs) -> tera::TeraResult<tera::Value> {
         let template: &str = kwargs.must_get(Self::TEMPLATE)?;
         let key: &str = kwargs.must_get(Self::KEY)?;
-        let found = self
-            .rendered
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .by_template
-            .get(template)
-            .and_then(|by_key| by_key.get(key))
-            .cloned();
-        if let Some(value) = found {
+        let cache_key = crate::hash::key("fragment", &(template, key));
+        if let Some(value) = self.rendered.get(cache_key) {
             return Ok(value);
         }
         let tera = self
@@ -199,22 +188,10 @@ impl FragmentCache {
             }
         };
         // Rendered by two threads at once, a fragment comes out the same: keep the first.
-        let value = tera::Value::safe_string(&html);
-        let mut rendered = self
+        let bytes = html.len() + key.len();
+        Ok(self
             .rendered
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        if rendered.bytes + html.len() > Self::MAX_BYTES {
-            *rendered = RenderedFragments::default();
-        }
-        rendered.bytes += html.len() + key.len();
-        Ok(rendered
-            .by_template
-            .entry(template.to_owned())
-            .or_default()
-            .entry(key.to_owned())
-            .or_insert(value)
-            .clone())
+            .insert(cache_key, tera::Value::safe_string(&html), bytes))
     }
 }
 
@@ -267,7 +244,7 @@ impl Renderer {
             .collect();
         let fragments = Arc::new(FragmentCache {
             tera: OnceLock::new(),
-            rendered: Default::default(),
+            rendered: BoundedCache::new(FragmentCache::MAX_BYTES),
         });
         let mut tera = Tera::new();
         tera.autoescape_on(vec![".html", ".xml"]);
@@ -474,7 +451,7 @@ mod tests {
         context.insert("people", &people);
         let first = render(&cached, "list.html", &context).unwrap();
         assert_eq!(first.matches("<i>").count(), 40);
-        let held = cached.fragments.rendered.read().unwrap().bytes;
+        let held = cached.fragments.rendered.bytes();
         assert!(held <= FragmentCache::MAX_BYTES, "{held} bytes held");
         assert!(held < 40 << 20, "the cache started again");
         // The first key was dropped: it is made again, from this call's context.

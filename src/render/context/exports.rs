@@ -4,6 +4,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use base64::Engine;
+use std::sync::Arc;
 
 use super::{ExportLink, OutputBuilder};
 use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
@@ -160,20 +161,22 @@ impl OutputBuilder<'_> {
     /// A paper's citation without its abstract, in every format: computed once and shared
     /// by the paper page's "Cite" block and the publication lists of all its authors.
     /// Reused from the previous build in this process when the input is the same.
-    fn brief_citation(&self, id: PaperId) -> &BriefCitation {
-        self.fragments.brief_citations[id].get_or_init(|| {
+    fn brief_citation(&self, id: PaperId) -> Arc<BriefCitation> {
+        self.fragments.brief_citations.get_or_make(id as u64, || {
             let input = CitationInput {
                 abstract_text: None,
                 ..self.citation_input(id)
             };
-            self.memo.citations.get_or(
+            let citation = self.memo.citations.get_or(
                 || hash::key("brief citation", &input),
                 || BriefCitation {
                     bibtex: bibtex_entry(&input),
                     ris: ris_entry(&input),
                     csl: serde_json::to_vec(&csl_item(&input)).unwrap_or_default(),
                 },
-            )
+            );
+            let bytes = citation.bibtex.len() + citation.ris.len() + citation.csl.len();
+            (citation, bytes)
         })
     }
 
@@ -242,11 +245,13 @@ impl OutputBuilder<'_> {
     /// first, without abstracts (each paper's page has its own), so the lists of
     /// prolific authors stay small.
     pub(super) fn author_citations(&self, id: AuthorId, format: CitationFormat) -> Vec<u8> {
-        let entries = self
+        let citations: Vec<Arc<BriefCitation>> = self
             .v
             .author_papers(id)
             .iter()
-            .map(|&p| self.brief_citation(p));
+            .map(|&p| self.brief_citation(p))
+            .collect();
+        let entries = citations.iter();
         match format {
             CitationFormat::Bibtex => join_entries(entries.map(|c| c.bibtex.as_str())),
             CitationFormat::Ris => join_entries(entries.map(|c| c.ris.as_str())),

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use super::bounded::BoundedCache;
 use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
 use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
@@ -74,19 +75,20 @@ impl RenderMemo {
     }
 }
 
-/// Pieces many outputs of one build show, each made once (on first use) and shared:
-/// each paper's citation without abstract, which its page and the publication lists of
-/// all its authors show. It is a pure function of the paper's entities, so sharing it
-/// changes nothing. (List items, short references and author links are converted for
-/// each page instead: kept for every paper they took a fifth of a build's memory, and
-/// the HTML of list items is kept by `render_cached` anyway.)
+/// Pieces many outputs of one build show, made on first use and shared while a bounded
+/// cache holds them: each paper's citation without abstract, which its page (four
+/// times) and the publication lists of all its authors (three formats each) show. It is
+/// a pure function of the paper's entities, so sharing it changes nothing. Kept for
+/// every paper, citations took a tenth of a large build's memory. (List items, short
+/// references and author links are converted for each page: the HTML of list items is
+/// kept by `render_cached`.)
 struct Fragments {
-    brief_citations: Vec<OnceLock<std::sync::Arc<exports::BriefCitation>>>,
+    brief_citations: BoundedCache<std::sync::Arc<exports::BriefCitation>>,
 }
 
-/// `n` values to be made on first use.
-fn unset<T>(n: usize) -> Vec<OnceLock<T>> {
-    (0..n).map(|_| OnceLock::new()).collect()
+impl Fragments {
+    /// The most bytes of citations held at once: those of tens of thousands of papers.
+    const MAX_CITATION_BYTES: usize = 32 << 20;
 }
 
 /// Makes the outputs of one build from its index: declares what each reads, makes its
@@ -106,7 +108,7 @@ impl<'a> OutputMaker<'a> {
         OutputMaker {
             ix,
             fragments: Fragments {
-                brief_citations: unset(ix.graph.papers.len()),
+                brief_citations: BoundedCache::new(Fragments::MAX_CITATION_BYTES),
             },
             memo,
             entities: OnceLock::new(),
