@@ -178,7 +178,6 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             statics.try_for_each(|(path, bytes)| stage(writer.as_ref(), path, bytes))?;
             Ok(rendered)
         });
-    timings.mark("search index");
     let (fingerprints, kept, search_outputs, made) = match rendered {
         Ok(rendered) => rendered,
         Err(d) => {
@@ -382,25 +381,25 @@ struct Rendering<'r> {
 type Rendered = (Vec<u64>, Vec<bool>, Vec<PlannedOutput>, MadeParts);
 
 impl Rendering<'_> {
-    /// Renders and stages every output that is not kept as it is: everything but the
-    /// search index while the index is built, then the index. Returns each output's
-    /// fingerprint and whether it was kept, and the search index's outputs (which come
-    /// after the plan's).
+    /// Renders and stages every output that is not kept as it is: first the search
+    /// index (built, staged and freed, so that its files and the pages never take memory
+    /// at once), then everything else. Returns each output's fingerprint and whether it
+    /// was kept, and the search index's outputs (which come after the plan's).
     fn render_outputs(&self, plan: &SitePlan, timings: &Timings) -> Result<Rendered, Diagnostic> {
-        let maker = OutputMaker::new(&plan.index, &self.memo.render);
+        let mut maker = OutputMaker::new(&plan.index, &self.memo.render);
+        let search_outputs = search_outputs(maker.prepare_search(&self.memo.search).files());
+        let (search_fingerprints, search_kept, rendered) =
+            self.render_range(&search_outputs, &maker, &ProgressBar::hidden());
+        rendered?;
+        maker.forget_search();
+        timings.mark("search index");
         let progress = progress_bar(self.progress, plan.outputs.len() as u64);
-        let ((mut fingerprints, mut kept, rendered), search) = rayon::join(
-            || self.render_range(&plan.outputs, &maker, &progress),
-            || maker.prepare_search(&self.memo.search),
-        );
+        let (mut fingerprints, mut kept, rendered) =
+            self.render_range(&plan.outputs, &maker, &progress);
         rendered?;
         timings.mark("render");
-        let search_outputs = search_outputs(search.files());
-        let (more_fingerprints, more_kept, rendered) =
-            self.render_range(&search_outputs, &maker, &ProgressBar::hidden());
-        fingerprints.extend(more_fingerprints);
-        kept.extend(more_kept);
-        rendered?;
+        fingerprints.extend(search_fingerprints);
+        kept.extend(search_kept);
         Ok((fingerprints, kept, search_outputs, maker.finish()))
     }
 

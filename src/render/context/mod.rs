@@ -127,10 +127,15 @@ impl<'a> OutputMaker<'a> {
         }
     }
 
-    /// Builds the search index (once; from any thread, while other outputs are made).
+    /// Builds the search index (once), whose files are then made from it.
     pub fn prepare_search(&self, memo: &SearchMemo) -> &SearchIndex {
         self.search
             .get_or_init(|| SearchIndex::build(self.ix, memo))
+    }
+
+    /// Frees the search index once its files are made.
+    pub fn forget_search(&mut self) {
+        self.search.take();
     }
 
     /// What the output `kind` reads.
