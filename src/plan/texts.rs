@@ -36,6 +36,7 @@ struct Converted {
     paragraphs: Vec<TexRendering>,
 }
 
+/// Converts a title, then each paragraph of an abstract, starting from the site's macros.
 fn convert(title: &str, abstract_text: Option<&str>, site_macros: &Definitions) -> Converted {
     let mut definitions = site_macros.clone();
     let title = render_tex_with(title, &mut definitions);
@@ -103,10 +104,8 @@ pub fn convert_texts(
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_ref();
-            let key = || {
-                let source = abstract_text.map(|a| &**a);
-                hash::key("tex", &(macros_key, &paper.title, source))
-            };
+            let source = (&paper.title, paper.abstract_text.as_deref());
+            let key = || hash::key("tex", &(macros_key, source.0, source.1));
             let text = memo.get_or(key, || {
                 convert_text(&paper.title, abstract_text, site_macros)
             });
