@@ -9,9 +9,10 @@
 //! and column, reading on past it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::diagnostics::{Diagnostic, Location};
+use crate::hash::{content_hash, ByHash};
 
 /// The arrow that ends a subject block (U+2197, the export's link to the source listing).
 pub const SUBJECT_ARROW: char = '\u{2197}';
@@ -47,6 +48,46 @@ pub struct Record {
     pub subjects: Vec<String>,
     /// The 1-based line of the record's source-year block.
     pub line: usize,
+}
+
+impl RecordFile {
+    /// Makes each abstract the copy `pool` holds of the same text, when it holds one.
+    pub fn share_texts(&mut self, pool: &TextPool) {
+        for record in &mut self.records {
+            if let Some(text) = &mut record.abstract_text {
+                *text = pool.share(text);
+            }
+        }
+    }
+}
+
+/// How many locks [`TextPool`] spreads its texts over.
+const POOL_SHARDS: usize = 16;
+
+/// One copy of each distinct abstract among the record files read in one build. A
+/// paper listed in several author files has the same abstract in each, and the copies
+/// would otherwise all be held until linking ends (they are most of a build's memory
+/// before the outputs are planned).
+#[derive(Default)]
+pub struct TextPool {
+    /// By the text's hash, its one copy; a text whose hash another text has is not
+    /// shared.
+    shards: [Mutex<ByHash<Arc<str>>>; POOL_SHARDS],
+}
+
+impl TextPool {
+    /// The pool's copy of `text`, which becomes the copy if it has none.
+    pub fn share(&self, text: &Arc<str>) -> Arc<str> {
+        let hash = content_hash(text.as_bytes());
+        let shard = &self.shards[(hash % POOL_SHARDS as u64) as usize];
+        let mut known = shard.lock().unwrap_or_else(|e| e.into_inner());
+        let copy = known.entry(hash).or_insert_with(|| Arc::clone(text));
+        if **copy == **text {
+            Arc::clone(copy)
+        } else {
+            Arc::clone(text)
+        }
+    }
 }
 
 /// A run of non-blank lines.
@@ -717,6 +758,27 @@ mod tests {
         assert_eq!(second.source, "bioRxiv");
         assert_eq!(second.title, "Proceedings of the Workshop 2019");
         assert_eq!(second.subjects, vec!["q-bio.NC"]);
+    }
+
+    #[test]
+    fn files_listing_the_same_abstract_share_one_copy_of_it() {
+        let pool = TextPool::default();
+        let mut first = parse(GOOD).0.unwrap();
+        let mut second = parse(&GOOD.replace("Second abstract.", "Another abstract."))
+            .0
+            .unwrap();
+        first.share_texts(&pool);
+        second.share_texts(&pool);
+        let text = |file: &RecordFile, i: usize| file.records[i].abstract_text.clone().unwrap();
+        assert!(Arc::ptr_eq(&text(&first, 0), &text(&second, 0)));
+        assert!(!Arc::ptr_eq(&text(&first, 1), &text(&second, 1)));
+        assert_eq!(&*text(&first, 1), "Second abstract.");
+        assert_eq!(&*text(&second, 1), "Another abstract.");
+        // Sharing is by content: a file parsed again gets the copy already held.
+        let mut again = parse(GOOD).0.unwrap();
+        again.share_texts(&pool);
+        assert!(Arc::ptr_eq(&text(&again, 1), &text(&first, 1)));
+        assert_eq!(again, first);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::content::{parse_bio, parse_page, Bio, ExtraPage};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::hash::content_hash;
 use crate::ignore;
-use crate::records::{parse_record_file, RecordFile};
+use crate::records::{parse_record_file, RecordFile, TextPool};
 use crate::reuse::Reuse;
 use crate::slug::slugify;
 
@@ -216,7 +216,8 @@ type ReadRecords = (Vec<Arc<RecordFile>>, Vec<Diagnostic>, Vec<(String, u64)>);
 
 /// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
 /// path. Also returns each file's path (relative to the root) and the hash of its bytes.
-/// A file `reuse` holds with the same path and bytes is not parsed again, and one it
+/// Files that list the same abstract share one copy of it ([`TextPool`]). A file
+/// `reuse` holds with the same path and bytes is not parsed again, and one it
 /// holds with the same path, size and (old enough) modification time is not even read,
 /// unless the watcher reported it changed.
 pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
@@ -260,6 +261,7 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
         Vec<Diagnostic>,
         Option<(String, u64)>,
     );
+    let pool = TextPool::default();
     let results: Vec<Parsed> = paths
         .par_iter()
         .map(|path| {
@@ -275,7 +277,10 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
                     let hash = content_hash(&bytes);
                     let key = || crate::hash::key("record file", &(&shown, hash));
                     let file = parsed.get_or(key, || {
-                        let (file, diagnostics) = parse_record_file(display, &bytes);
+                        let (mut file, diagnostics) = parse_record_file(display, &bytes);
+                        if let Some(file) = &mut file {
+                            file.share_texts(&pool);
+                        }
                         ParsedRecordFile {
                             file: file.map(Arc::new),
                             diagnostics,
