@@ -14,7 +14,8 @@
 //! written and transliterated to ASCII (`Łukasz` gives `łukasz` and `lukasz`), so either
 //! spelling finds it. Weights rank name and title matches first.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -54,15 +55,95 @@ pub struct SearchDoc {
     pub d: String,
 }
 
-/// The whole index, split into files.
-#[derive(Debug, Clone, Default)]
+/// The whole index, split into files. The bytes of a term shard are made when its file
+/// is asked for, so that the index holds each posting in four bytes, once.
+#[derive(Debug, Default)]
 pub struct SearchIndex {
     /// `search/meta.json`.
-    pub meta: Vec<u8>,
-    /// `(key, bytes)` of each `search/terms/<key>.json`, sorted by key.
-    pub shards: Vec<(String, Vec<u8>)>,
+    meta: Vec<u8>,
+    /// The terms, sorted, with their postings.
+    terms: TermTable,
+    /// The key of each `search/terms/<key>.json`, sorted, with the range of
+    /// [`SearchIndex::terms`] it holds.
+    shards: Vec<(String, Range<usize>)>,
     /// Bytes of each `search/docs-<n>.json`.
-    pub chunks: Vec<Vec<u8>>,
+    chunks: Vec<Vec<u8>>,
+}
+
+/// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
+const WEIGHTS: [u32; 4] = [0, WEIGHT_TEXT, WEIGHT_SUBJECT, WEIGHT_TITLE];
+
+/// A number (of a term, or of a document) and a weight, in four bytes: the number in
+/// the high 30 bits, the weight's rank in [`WEIGHTS`] in the low two. A site has far
+/// fewer than 2^30 documents or terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Numbered(u32);
+
+impl Numbered {
+    fn new(number: u32, weight: u32) -> Numbered {
+        let rank = WEIGHTS.iter().position(|&w| w == weight);
+        debug_assert!(rank.is_some() && number < 1 << 30, "{number} {weight}");
+        Numbered(number << 2 | rank.unwrap_or(0) as u32)
+    }
+
+    fn number(self) -> u32 {
+        self.0 >> 2
+    }
+
+    fn weight(self) -> u32 {
+        WEIGHTS[(self.0 & 3) as usize]
+    }
+
+    /// The same weight, with another number.
+    fn renumbered(self, number: u32) -> Numbered {
+        Numbered(number << 2 | self.0 & 3)
+    }
+}
+
+/// Terms, sorted, each with its postings `(doc, weight)`, best weight first: one
+/// string and one list of postings for them all.
+#[derive(Debug, Default)]
+struct TermTable {
+    /// The terms, one after the other.
+    text: String,
+    /// Where each term ends in `text`.
+    ends: Vec<usize>,
+    /// Where each term's postings end in `postings`.
+    posting_ends: Vec<usize>,
+    postings: Vec<Numbered>,
+}
+
+impl TermTable {
+    /// The table of `terms`, whose postings are ranges of `flat` (which is freed).
+    fn new(terms: &[TermPostings], flat: Vec<Numbered>) -> TermTable {
+        let mut table = TermTable {
+            text: String::with_capacity(terms.iter().map(|(t, _)| t.len()).sum()),
+            ends: Vec::with_capacity(terms.len()),
+            posting_ends: Vec::with_capacity(terms.len()),
+            postings: Vec::with_capacity(terms.iter().map(|(_, r)| r.len()).sum()),
+        };
+        for (term, range) in terms {
+            table.text.push_str(term);
+            table.ends.push(table.text.len());
+            table.postings.extend_from_slice(&flat[range.clone()]);
+            table.posting_ends.push(table.postings.len());
+        }
+        table
+    }
+
+    /// Term `i` with its postings.
+    fn entry(&self, i: usize) -> TermEntry<'_> {
+        let before = |ends: &[usize]| if i == 0 { 0 } else { ends[i - 1] };
+        (
+            &self.text[before(&self.ends)..self.ends[i]],
+            &self.postings[before(&self.posting_ends)..self.posting_ends[i]],
+        )
+    }
+
+    /// Every term with its postings, in order.
+    fn entries(&self) -> Vec<TermEntry<'_>> {
+        (0..self.ends.len()).map(|i| self.entry(i)).collect()
+    }
 }
 
 /// Lowercase words of `text` (letters and digits, at least two characters), as written
@@ -147,9 +228,9 @@ pub struct SearchMemo {
     term_numbers: std::sync::Mutex<TermNumbers>,
 }
 
-/// A document's distinct terms as `(term number, weight)` (see [`TermNumbers`]): eight
-/// bytes a term, where the words themselves are kept once for the whole site.
-type NumberedTerms = Vec<(u32, u32)>;
+/// A document's distinct terms, each its term number and weight (see [`TermNumbers`]):
+/// four bytes a term, where the words themselves are kept once for the whole site.
+type NumberedTerms = Vec<Numbered>;
 
 impl SearchMemo {
     /// Starts keeping results for the next build (see [`Reuse::enable`]).
@@ -173,8 +254,8 @@ impl SearchMemo {
             .unwrap_or_else(|e| e.into_inner());
         let mut used = vec![false; numbers.terms.len()];
         for doc in self.search_terms.values() {
-            for &(n, _) in doc.iter() {
-                used[n as usize] = true;
+            for term in doc.iter() {
+                used[term.number() as usize] = true;
             }
         }
         let in_use = used.iter().filter(|&&u| u).count();
@@ -183,8 +264,8 @@ impl SearchMemo {
         }
         let renumbered = numbers.keep_only(&used);
         for doc in self.search_terms.values_mut() {
-            for (n, _) in Arc::make_mut(doc).iter_mut() {
-                *n = renumbered[*n as usize];
+            for term in Arc::make_mut(doc).iter_mut() {
+                *term = term.renumbered(renumbered[term.number() as usize]);
             }
         }
     }
@@ -231,7 +312,7 @@ impl SearchIndex {
         let graph = ix.graph;
         let authors = graph.authors.len();
         // Each document's terms, in parallel, numbered as soon as they are found (so that
-        // only eight bytes a term are kept); the previous build's where the fields are
+        // only four bytes a term are kept); the previous build's where the fields are
         // the same.
         let terms_memo = &memo.search_terms;
         let numbers = &memo.term_numbers;
@@ -269,22 +350,20 @@ impl SearchIndex {
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
         terms.retain(|(_, range)| {
-            range.len() <= common || flat[range.clone()].iter().any(|(_, w)| *w > WEIGHT_TEXT)
+            range.len() <= common || flat[range.clone()].iter().any(|p| p.weight() > WEIGHT_TEXT)
         });
         // Best weight first, then by doc (the order they are in).
         for (_, range) in &terms {
-            flat[range.clone()].sort_by_key(|&(_, weight)| std::cmp::Reverse(weight));
+            flat[range.clone()].sort_by_key(|p| std::cmp::Reverse(p.weight()));
         }
         terms.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let table = TermTable::new(&terms, flat);
+        drop(terms);
+        drop(numbers);
 
         // Shards by first character, split by one more character while too big.
-        let entries: Vec<TermEntry> = terms.iter().map(|(t, r)| (*t, &flat[r.clone()])).collect();
-        let mut groups = Vec::new();
-        split_shards(&entries, 1, &mut groups);
-        let mut shards: Vec<(String, Vec<u8>)> = groups
-            .par_iter()
-            .map(|(key, group)| (key.clone(), shard_bytes(group)))
-            .collect();
+        let mut shards = Vec::new();
+        split_shards(&table.entries(), 0, 1, &mut shards);
         shards.sort_by(|a, b| a.0.cmp(&b.0));
 
         let docs = search_docs(ix);
@@ -301,6 +380,7 @@ impl SearchIndex {
         .unwrap_or_default();
         SearchIndex {
             meta,
+            terms: table,
             shards,
             chunks,
         }
@@ -331,7 +411,9 @@ impl SearchIndex {
             .and_then(|p| p.strip_suffix(".json"))
         {
             if let Ok(i) = index.shards.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
-                return index.shards[i].1.clone();
+                let range = index.shards[i].1.clone();
+                let entries: Vec<TermEntry> = range.map(|t| index.terms.entry(t)).collect();
+                return shard_bytes(&entries);
             }
         }
         if let Some(n) = path
@@ -489,7 +571,7 @@ fn number_terms(doc: &DocTerms, numbers: &std::sync::Mutex<TermNumbers>) -> Numb
     let mut numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
     doc.spans
         .iter()
-        .map(|span| (numbers.number(span.hash, doc.term(span)), span.weight))
+        .map(|span| Numbered::new(numbers.number(span.hash, doc.term(span)), span.weight))
         .collect()
 }
 
@@ -500,22 +582,23 @@ fn number_terms(doc: &DocTerms, numbers: &std::sync::Mutex<TermNumbers>) -> Numb
 fn postings<'t>(
     doc_terms: &[Arc<NumberedTerms>],
     numbers: &'t TermNumbers,
-) -> (Vec<(u32, u32)>, Vec<TermPostings<'t>>) {
+) -> (Vec<Numbered>, Vec<TermPostings<'t>>) {
     let mut starts = vec![0usize; numbers.terms.len() + 1];
     for doc in doc_terms {
-        for &(n, _) in doc.iter() {
-            starts[n as usize + 1] += 1;
+        for term in doc.iter() {
+            starts[term.number() as usize + 1] += 1;
         }
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    let mut flat = vec![(0u32, 0u32); starts[starts.len() - 1]];
+    let mut flat = vec![Numbered(0); starts[starts.len() - 1]];
     let mut next = starts.clone();
     for (doc, terms) in doc_terms.iter().enumerate() {
-        for &(n, weight) in terms.iter() {
-            flat[next[n as usize]] = (doc as u32, weight);
-            next[n as usize] += 1;
+        for term in terms.iter() {
+            let n = term.number() as usize;
+            flat[next[n]] = term.renumbered(doc as u32);
+            next[n] += 1;
         }
     }
     let terms = (0..numbers.terms.len())
@@ -529,36 +612,51 @@ fn postings<'t>(
 type TermPostings<'t> = (&'t str, std::ops::Range<usize>);
 
 /// A term with its postings `(doc, weight)`.
-type TermEntry<'t> = (&'t str, &'t [(u32, u32)]);
+type TermEntry<'t> = (&'t str, &'t [Numbered]);
 
-/// Groups `entries` (sorted by term) by their first `chars` characters; a group whose
-/// file would be over [`MAX_SHARD_BYTES`] is split by one more character (up to four).
-fn split_shards<'t>(
-    entries: &[TermEntry<'t>],
+/// The first `chars` characters of `term` (all of it when shorter).
+fn prefix(term: &str, chars: usize) -> &str {
+    term.char_indices()
+        .nth(chars)
+        .map_or(term, |(end, _)| &term[..end])
+}
+
+/// Groups `entries` (sorted by term, the first at `offset` in the whole list) by their
+/// first `chars` characters, each group a run of them; a group whose file would be over
+/// [`MAX_SHARD_BYTES`] is split by one more character (up to four). Each group is its
+/// shard key and the range of the whole list it holds.
+fn split_shards(
+    entries: &[TermEntry],
+    offset: usize,
     chars: usize,
-    out: &mut Vec<(String, Vec<TermEntry<'t>>)>,
+    out: &mut Vec<(String, Range<usize>)>,
 ) {
-    let mut groups: BTreeMap<String, Vec<TermEntry>> = BTreeMap::new();
-    for entry in entries {
-        groups
-            .entry(shard_key(entry.0, chars))
-            .or_default()
-            .push(*entry);
-    }
-    for (key, group) in groups {
+    let mut start = 0;
+    while start < entries.len() {
+        let first = prefix(entries[start].0, chars);
+        let run = entries[start..]
+            .iter()
+            .take_while(|(t, _)| prefix(t, chars) == first)
+            .count();
+        let group = &entries[start..start + run];
+        let key = shard_key(first, chars);
         let longer = group.iter().any(|(t, _)| t.chars().count() > chars);
-        if shard_size(&group) > MAX_SHARD_BYTES && chars < 4 && longer {
-            // Terms exactly `chars` long stay in a shard of their own key.
-            let (exact, rest): (Vec<_>, Vec<_>) = group
-                .into_iter()
-                .partition(|(t, _)| t.chars().count() <= chars);
-            if !exact.is_empty() {
-                out.push((format!("{key}-"), exact));
+        let at = offset + start;
+        if shard_size(group) > MAX_SHARD_BYTES && chars < 4 && longer {
+            // The term exactly `chars` long (which sorts first) stays in a shard of its
+            // own key.
+            let exact = group
+                .iter()
+                .take_while(|(t, _)| t.chars().count() <= chars)
+                .count();
+            if exact > 0 {
+                out.push((format!("{key}-"), at..at + exact));
             }
-            split_shards(&rest, chars + 1, out);
+            split_shards(&group[exact..], at + exact, chars + 1, out);
         } else {
-            out.push((key, group));
+            out.push((key, at..at + run));
         }
+        start += run;
     }
 }
 
@@ -571,7 +669,10 @@ fn digits(n: u32) -> usize {
 /// otherwise), without building it.
 fn shard_size(entries: &[TermEntry]) -> usize {
     let entry = |(term, list): &TermEntry| {
-        let numbers: usize = list.iter().map(|(d, w)| digits(*d) + digits(*w) + 2).sum();
+        let numbers: usize = list
+            .iter()
+            .map(|p| digits(p.number()) + digits(p.weight()) + 2)
+            .sum();
         // "term":[…]: quotes, colon, brackets, and one comma fewer than the numbers.
         term.len() + 5 + numbers.saturating_sub(1)
     };
@@ -594,13 +695,13 @@ fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
         }
         let _ = serde_json::to_writer(&mut out, term);
         out.extend_from_slice(b":[");
-        for (j, &(doc, weight)) in list.iter().enumerate() {
+        for (j, posting) in list.iter().enumerate() {
             if j > 0 {
                 out.push(b',');
             }
-            push_decimal(&mut out, doc);
+            push_decimal(&mut out, posting.number());
             out.push(b',');
-            push_decimal(&mut out, weight);
+            push_decimal(&mut out, posting.weight());
         }
         out.push(b']');
     }
@@ -705,14 +806,59 @@ mod tests {
 
     #[test]
     fn shards_are_json_of_the_size_computed() {
-        let a = vec![(1, 10), (23, 1)];
-        let b = vec![(456, 3)];
+        let a = vec![Numbered::new(1, 10), Numbered::new(23, 1)];
+        let b = vec![Numbered::new(456, 3)];
         let entries: Vec<TermEntry> = vec![("alpha", &a), ("be\"ta", &b)];
         let bytes = shard_bytes(&entries);
         let value: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(value, json!({"alpha": [1, 10, 23, 1], "be\"ta": [456, 3]}));
         assert_eq!(shard_size(&entries[..1]), shard_bytes(&entries[..1]).len());
         assert_eq!(shard_size(&entries), bytes.len() - 1, "one escaped quote");
+    }
+
+    #[test]
+    fn a_number_and_a_weight_fit_in_four_bytes() {
+        for weight in [WEIGHT_TEXT, WEIGHT_SUBJECT, WEIGHT_TITLE] {
+            for number in [0, 1, 12_345, (1 << 30) - 1] {
+                let packed = Numbered::new(number, weight);
+                assert_eq!((packed.number(), packed.weight()), (number, weight));
+                let moved = packed.renumbered(7);
+                assert_eq!((moved.number(), moved.weight()), (7, weight));
+            }
+        }
+        assert_eq!(std::mem::size_of::<Numbered>(), 4);
+    }
+
+    #[test]
+    fn big_shards_split_by_one_more_character_and_keep_the_exact_term_apart() {
+        let big: Vec<Numbered> = (0..40_000).map(|d| Numbered::new(d, 1)).collect();
+        let one = [Numbered::new(3, 10)];
+        let entries: Vec<TermEntry> = vec![
+            ("ab", &one),
+            ("abc", &big),
+            ("abd", &one),
+            ("b1", &one),
+            ("éa", &one),
+            ("éb", &one),
+        ];
+        let mut shards = Vec::new();
+        split_shards(&entries, 10, 1, &mut shards);
+        let expected = [
+            ("6162-", 10..11),
+            ("616263", 11..12),
+            ("616264", 12..13),
+            ("62", 13..14),
+            ("c3a9", 14..16),
+        ];
+        let expected: Vec<(String, Range<usize>)> = expected
+            .into_iter()
+            .map(|(k, r)| (k.to_string(), r))
+            .collect();
+        assert_eq!(shards, expected);
+        assert!(
+            shard_size(&entries[1..2]) > MAX_SHARD_BYTES,
+            "abc alone is big"
+        );
     }
 
     /// The postings of `docs` as `(term, [(doc, weight)])`, sorted by term.
@@ -723,7 +869,10 @@ mod tests {
         let (flat, terms) = postings(docs, numbers);
         let mut found: Vec<(&str, Vec<(u32, u32)>)> = terms
             .into_iter()
-            .map(|(t, range)| (t, flat[range].to_vec()))
+            .map(|(t, range)| {
+                let list = flat[range].iter().map(|p| (p.number(), p.weight()));
+                (t, list.collect())
+            })
             .collect();
         found.sort();
         found
@@ -781,7 +930,7 @@ mod tests {
             let numbers = memo.term_numbers.lock().unwrap();
             let mut words: Vec<String> = doc
                 .iter()
-                .map(|&(n, _)| numbers.terms[n as usize].to_string())
+                .map(|term| numbers.terms[term.number() as usize].to_string())
                 .collect();
             words.sort();
             words
@@ -804,7 +953,7 @@ mod tests {
         let new = doc(&memo, 4, "zeta epsilon alpha");
         assert_eq!(words(&memo, &new), ["alpha", "epsilon", "zeta"]);
         assert_eq!(known(&mut memo), 3, "epsilon is found under its new number");
-        assert!(new.contains(&(0, WEIGHT_TEXT)), "{new:?}");
+        assert!(new.contains(&Numbered::new(0, WEIGHT_TEXT)), "{new:?}");
     }
 
     #[test]
