@@ -34,6 +34,8 @@ pub struct SiteConfig {
     /// How many of the newest papers each Atom feed lists (0: every paper). The full
     /// lists are in the authors' publication exports.
     pub feed_limit: usize,
+    /// What each feed entry's summary holds: the start of the abstract or all of it.
+    pub feed_summary: FeedSummary,
     /// Whether citation downloads are links in the page or files beside it.
     pub exports: ExportsMode,
     /// Per-author settings, keyed by author slug (as in `/authors/<slug>/`) or by name.
@@ -79,6 +81,22 @@ pub enum ExportsMode {
     Files,
 }
 
+/// What a feed entry's `<summary>` holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FeedSummary {
+    /// The start of the abstract, cut at a word (at most [`FEED_SNIPPET_CHARS`]
+    /// characters and an ellipsis), as Hugo's feeds carry a summary: a feed stays small
+    /// however long the abstracts, and the whole abstract is one link away.
+    #[default]
+    Snippet,
+    /// The whole abstract.
+    Abstract,
+}
+
+/// How many characters of the abstract a [`FeedSummary::Snippet`] keeps at most.
+pub const FEED_SNIPPET_CHARS: usize = 300;
+
 /// Default of [`SiteConfig::feed_limit`], as Zola's and Hugo's feeds are limited.
 pub const DEFAULT_FEED_LIMIT: usize = 50;
 
@@ -91,6 +109,7 @@ impl Default for SiteConfig {
             language: "en".into(),
             pretty_urls: None,
             feed_limit: DEFAULT_FEED_LIMIT,
+            feed_summary: FeedSummary::default(),
             exports: ExportsMode::default(),
             authors: BTreeMap::new(),
             record_files: BTreeMap::new(),

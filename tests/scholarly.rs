@@ -708,3 +708,93 @@ fn feeds_list_the_newest_papers_up_to_the_feed_limit() {
     assert_eq!(entries(&site, "atom.xml").0, 60, "0: every paper");
     assert_eq!(entries(&site, "authors/ada-lovelace/atom.xml").0, 60);
 }
+
+#[test]
+fn feed_summaries_are_snippets_unless_the_whole_abstract_is_asked_for() {
+    let site = Site::new();
+    let long = "Sentence with several words in it. ".repeat(30);
+    let long = long.trim();
+    let short = "A short abstract.";
+    site.file(
+        "content/records/a.txt",
+        record_file(
+            "Ada Lovelace",
+            &[
+                (2020, "Long Abstract Paper", long, "cs.LG"),
+                (2019, "Short Abstract Paper", short, "cs.LG"),
+            ],
+        ),
+    );
+    let summaries = |site: &Site, path: &str| -> Vec<(String, String)> {
+        let feed = feed_rs::parser::parse(site.output(path).as_bytes()).unwrap();
+        feed.entries
+            .iter()
+            .map(|e| {
+                let title = e.title.as_ref().unwrap().content.clone();
+                (title, e.summary.as_ref().unwrap().content.clone())
+            })
+            .collect()
+    };
+    site.build();
+    for feed in [
+        "atom.xml",
+        "authors/ada-lovelace/atom.xml",
+        "subjects/cs.LG/atom.xml",
+    ] {
+        let entries = summaries(&site, feed);
+        let (title, snippet) = &entries[0];
+        assert_eq!(title, "Long Abstract Paper");
+        assert!(snippet.ends_with('…'), "{feed}: {snippet}");
+        assert!(snippet.chars().count() <= 301, "{feed}: {snippet}");
+        assert!(snippet.chars().count() > 200, "{feed}: {snippet}");
+        let kept = snippet.trim_end_matches('…');
+        assert!(long.starts_with(kept), "{feed}: cut at a word: {snippet}");
+        assert!(long[kept.len()..].starts_with(' '), "{feed}: {snippet}");
+        assert_eq!(entries[1].1, short, "{feed}: a short abstract stays whole");
+    }
+    // The paper's page still shows the whole abstract.
+    let page = site.output("papers/long-abstract-paper-2020/index.html");
+    assert!(page.contains(long));
+
+    site.file("profilegen.yaml", "feed_summary: abstract\n");
+    site.build();
+    assert_eq!(summaries(&site, "atom.xml")[0].1, long);
+
+    site.file("profilegen.yaml", "feed_summary: everything\n");
+    let run = site.run(&["build"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("profilegen.yaml"), "{}", run.stderr);
+}
+
+#[test]
+fn feed_entries_name_the_first_ten_authors_of_a_large_collaboration() {
+    let site = Site::new();
+    let names: Vec<String> = (0..14).map(|i| format!("Member {i} Collab")).collect();
+    for name in &names {
+        let records = [(2020, "A Large Collaboration", "The result.", "hep-ex")];
+        site.file(
+            &format!("content/records/{}.txt", name.replace(' ', "_")),
+            record_file(name, &records),
+        );
+    }
+    site.build();
+    let page = site.output("papers/a-large-collaboration-2020/index.html");
+    for name in &names {
+        assert!(page.contains(name.as_str()), "the page names {name}");
+    }
+    for path in ["atom.xml", "authors/member-13-collab/atom.xml"] {
+        let feed = feed_rs::parser::parse(site.output(path).as_bytes()).unwrap();
+        let authors: Vec<&str> = feed.entries[0]
+            .authors
+            .iter()
+            .map(|a| a.name.as_deref().unwrap())
+            .collect();
+        assert_eq!(authors.len(), 10, "{path}: {authors:?}");
+        let distinct: std::collections::BTreeSet<&str> = authors.iter().copied().collect();
+        assert_eq!(distinct.len(), 10, "{path}: {authors:?}");
+        assert!(
+            authors.iter().all(|a| names.iter().any(|n| n == a)),
+            "{authors:?}"
+        );
+    }
+}

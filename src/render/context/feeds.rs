@@ -5,7 +5,8 @@
 
 use serde::Serialize;
 
-use super::{OutputBuilder, Reads};
+use super::{snippet, OutputBuilder, Reads, LIST_ITEM_AUTHORS};
+use crate::config::{FeedSummary, FEED_SNIPPET_CHARS};
 use crate::graph::PaperId;
 use crate::plan::paths::{stable_id, subject_name};
 use crate::plan::{
@@ -48,9 +49,10 @@ pub struct FeedEntry {
     pub url: String,
     /// Publication date (the year's first day, RFC 3339).
     pub updated: String,
-    /// Authors on the site.
+    /// The paper's first authors on the site (at most [`LIST_ITEM_AUTHORS`], as in the
+    /// site's lists; a large collaboration's page lists them all).
     pub authors: Vec<FeedPerson>,
-    /// Abstract as clean text.
+    /// The abstract as clean text: its start or all of it, as `feed_summary` says.
     pub summary: Option<String>,
     /// Subjects: code and full name.
     pub categories: Vec<FeedCategory>,
@@ -162,6 +164,7 @@ impl OutputBuilder<'_> {
             authors: paper
                 .authors
                 .iter()
+                .take(LIST_ITEM_AUTHORS)
                 .map(|&a| {
                     let author = v.author(a);
                     FeedPerson {
@@ -170,7 +173,13 @@ impl OutputBuilder<'_> {
                     }
                 })
                 .collect(),
-            summary: text.abstract_text.as_deref().map(str::to_owned),
+            summary: text
+                .abstract_text
+                .as_deref()
+                .map(|a| match v.config().feed_summary {
+                    FeedSummary::Snippet => snippet(a, FEED_SNIPPET_CHARS),
+                    FeedSummary::Abstract => a.to_owned(),
+                }),
             categories: paper
                 .subjects
                 .iter()

@@ -226,6 +226,29 @@ pub struct MadeParts {
     _search: OnceLock<SearchIndex>,
 }
 
+/// The start of `text`, flattened to one line and cut at a word: at most `max`
+/// characters and an ellipsis (the whole text, flattened, when it is that short).
+pub(super) fn snippet(text: &str, max: usize) -> String {
+    // Only the start of a long text matters: look at a little more than `max` characters.
+    let head_end = text
+        .char_indices()
+        .nth(max * 2)
+        .map_or(text.len(), |(i, _)| i);
+    let flat: String = text[..head_end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if head_end == text.len() && flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{cut}…")
+}
+
 /// Links to the other pages of a list of `total` pages whose first page is `base`, from
 /// page `page` (from 0); `None` for a list of one page. `alphabetical` lists run A to Z
 /// rather than newest first.
@@ -949,4 +972,19 @@ pub enum PageData {
         /// Link to the authors index (the way to browse without JavaScript).
         authors_href: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_are_cut_at_words() {
+        assert_eq!(snippet("a  b\nc", 10), "a b c");
+        assert_eq!(snippet("alpha beta gamma delta", 12), "alpha beta…");
+        let long = "word ".repeat(1000);
+        let cut = snippet(&long, 200);
+        assert!(cut.ends_with('…') && cut.chars().count() <= 201, "{cut}");
+        assert_eq!(snippet("short   text", 200), "short text");
+    }
 }

@@ -2,12 +2,16 @@
 //! author, the citation block and exports, and the metadata scholarly engines read.
 
 use super::{
-    MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_BY_AUTHORS, MORE_PAPERS_PER_AUTHOR,
+    snippet, MoreBy, OutputBuilder, PageContext, PageData, Reads, MORE_BY_AUTHORS,
+    MORE_PAPERS_PER_AUTHOR,
 };
 use crate::graph::PaperId;
 use crate::plan::paths::year_path;
 use crate::plan::texts::abstract_html;
 use crate::plan::SiteIndex;
+
+/// How many characters of the abstract a paper page's `description` keeps at most.
+const DESCRIPTION_CHARS: usize = 200;
 
 /// A paper's page shows the paper (with its authors), the number of papers of each of
 /// its subjects, and the papers near it in each author's list.
@@ -33,7 +37,7 @@ impl OutputBuilder<'_> {
         let description = text
             .abstract_text
             .as_deref()
-            .map(|a| truncate_chars(a, 200))
+            .map(|a| snippet(a, DESCRIPTION_CHARS))
             .unwrap_or_else(|| format!("{} ({})", text.title_text, paper.year));
         let site_path = card.path;
         let mut context = self.page(site_path, text.title_text.clone(), description, |linker| {
@@ -79,43 +83,5 @@ impl OutputBuilder<'_> {
         meta.tags = self.citation_tags(id);
         meta.jsonld = Some(self.article_jsonld(id));
         context
-    }
-}
-
-/// The start of `text`, flattened to one line and cut at a word: at most `max`
-/// characters and an ellipsis.
-fn truncate_chars(text: &str, max: usize) -> String {
-    // Only the start of a long text matters: look at a little more than `max` characters.
-    let head_end = text
-        .char_indices()
-        .nth(max * 2)
-        .map_or(text.len(), |(i, _)| i);
-    let flat: String = text[..head_end]
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if head_end == text.len() && flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max).collect();
-    let cut = match cut.rfind(' ') {
-        Some(i) if i > max / 2 => &cut[..i],
-        _ => cut.as_str(),
-    };
-    format!("{cut}…")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn descriptions_are_cut_at_words() {
-        assert_eq!(truncate_chars("a  b\nc", 10), "a b c");
-        assert_eq!(truncate_chars("alpha beta gamma delta", 12), "alpha beta…");
-        let long = "word ".repeat(1000);
-        let cut = truncate_chars(&long, 200);
-        assert!(cut.ends_with('…') && cut.chars().count() <= 201, "{cut}");
-        assert_eq!(truncate_chars("short   text", 200), "short text");
     }
 }
