@@ -987,4 +987,16 @@ mod tests {
         assert!(cut.ends_with('…') && cut.chars().count() <= 201, "{cut}");
         assert_eq!(snippet("short   text", 200), "short text");
     }
+
+    #[test]
+    fn a_snippet_of_text_without_spaces_is_cut_at_a_character() {
+        let text = "数学".repeat(200);
+        let cut = snippet(&text, 300);
+        assert_eq!(cut.chars().count(), 301, "300 characters and the ellipsis");
+        assert!(cut.ends_with('…'));
+        assert!(text.starts_with(cut.trim_end_matches('…')));
+        // A space early in the text is no place to cut: too little would be left.
+        let text = format!("Short {}", "x".repeat(400));
+        assert_eq!(snippet(&text, 300).chars().count(), 301);
+    }
 }
