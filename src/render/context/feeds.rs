@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{snippet, OutputBuilder, Reads, LIST_ITEM_AUTHORS};
+use super::{listed_authors, snippet, OutputBuilder, Reads};
 use crate::config::{FeedSummary, FEED_SNIPPET_CHARS};
 use crate::graph::PaperId;
 use crate::plan::paths::{stable_id, subject_name};
@@ -49,8 +49,8 @@ pub struct FeedEntry {
     pub url: String,
     /// Publication date (the year's first day, RFC 3339).
     pub updated: String,
-    /// The paper's first authors on the site (at most [`LIST_ITEM_AUTHORS`], as in the
-    /// site's lists; a large collaboration's page lists them all).
+    /// The paper's first authors on the site, as many as the site's lists name (a large
+    /// collaboration's page lists them all).
     pub authors: Vec<FeedPerson>,
     /// The abstract as clean text: its start or all of it, as `feed_summary` says.
     pub summary: Option<String>,
@@ -161,10 +161,8 @@ impl OutputBuilder<'_> {
             title: text.title_text.clone(),
             url: v.public_url(card.path),
             updated: year_timestamp(paper.year),
-            authors: paper
-                .authors
+            authors: listed_authors(paper)
                 .iter()
-                .take(LIST_ITEM_AUTHORS)
                 .map(|&a| {
                     let author = v.author(a);
                     FeedPerson {

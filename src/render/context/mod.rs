@@ -226,6 +226,12 @@ pub struct MadeParts {
     _search: OnceLock<SearchIndex>,
 }
 
+/// The authors a list item or a feed entry names: the paper's first
+/// [`LIST_ITEM_AUTHORS`] (its page names them all).
+pub(super) fn listed_authors(paper: &crate::graph::Paper) -> &[AuthorId] {
+    &paper.authors[..paper.authors.len().min(LIST_ITEM_AUTHORS)]
+}
+
 /// The start of `text`, flattened to one line and cut at a word: at most `max`
 /// characters and an ellipsis (the whole text, flattened, when it is that short).
 pub(super) fn snippet(text: &str, max: usize) -> String {
@@ -462,10 +468,8 @@ impl OutputBuilder<'_> {
             title_html: card.text.title_html.clone(),
             href: linker.href(card.path),
             year: paper.year,
-            authors: paper
-                .authors
+            authors: listed_authors(paper)
                 .iter()
-                .take(LIST_ITEM_AUTHORS)
                 .map(|&a| self.author_link(a, linker))
                 .collect(),
             more_authors: paper.authors.len().saturating_sub(LIST_ITEM_AUTHORS),
