@@ -49,7 +49,8 @@ fn main() {
     let mut fragments = BTreeMap::new();
     let mut pages = Vec::new();
     for paper in &graph.papers {
-        let paragraphs = paper.abstract_text.iter().flat_map(|a| a.split("\n\n"));
+        let abstract_text = paper.abstract_text.as_ref().map(|a| a.load());
+        let paragraphs = abstract_text.iter().flat_map(|a| a.split("\n\n"));
         let mut commands = BTreeSet::new();
         // Macros a paper defines apply to its later texts (one set for each reader).
         let (mut for_fragments, mut for_pages) = (site_macros.clone(), site_macros.clone());

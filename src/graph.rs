@@ -13,7 +13,7 @@
 //! order in which they were found, nor on the thread count.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -25,6 +25,7 @@ use crate::normalize::{text_key, text_key_hash};
 use crate::records::RecordFile;
 use crate::reuse::Reuse;
 use crate::slug::{slugify, unique_slugs};
+use crate::text_store::{Text, TextStore};
 
 /// Index of an author in [`SiteGraph::authors`].
 pub type AuthorId = usize;
@@ -34,8 +35,8 @@ pub type PaperId = usize;
 /// Where a record came from: file and line.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Occurrence {
-    /// The record file.
-    pub path: PathBuf,
+    /// The record file (one allocation per file, shared by its records).
+    pub path: Arc<Path>,
     /// The line of the record's source-year block.
     pub line: usize,
 }
@@ -72,8 +73,9 @@ pub struct Paper {
     pub year: u16,
     /// Source, e.g. `arXiv`.
     pub source: String,
-    /// The abstract, if any copy has one (shared with the record it comes from).
-    pub abstract_text: Option<Arc<str>>,
+    /// The abstract, if any copy has one: shared with the record it comes from until
+    /// [`SiteGraph::store_texts`] moves it to the graph's text store.
+    pub abstract_text: Option<Text>,
     /// Subject codes, primary first.
     pub subjects: Vec<String>,
     /// Authors on this site, in the order their files list the paper (file path order).
@@ -111,9 +113,23 @@ pub struct SiteGraph {
     /// author holds: each with the author now holding most of those files, by slug (see
     /// [`crate::identity`]).
     pub former_author_slugs: Vec<(String, AuthorId)>,
+    /// Where the papers' long texts are kept once [`SiteGraph::store_texts`] has moved
+    /// them there (in memory until then), and where later stages put theirs.
+    pub texts: TextStore,
 }
 
 impl SiteGraph {
+    /// Moves every paper's abstract to `store` (a file, so that the graph does not hold
+    /// the abstracts in memory), which becomes the graph's text store.
+    pub fn store_texts(&mut self, store: TextStore) {
+        self.papers.par_iter_mut().for_each(|paper| {
+            if let Some(text) = &mut paper.abstract_text {
+                *text = store.keep(text);
+            }
+        });
+        self.texts = store;
+    }
+
     /// Number of papers listed by more than one author.
     pub fn shared_paper_count(&self) -> usize {
         self.papers.iter().filter(|p| p.authors.len() > 1).count()
@@ -278,13 +294,14 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(
         author_id[provisional] = id;
     }
     let paper_order = sorted_by(&paper_slugs);
+    let paths: Vec<Arc<Path>> = files.iter().map(|f| Arc::from(f.path.as_path())).collect();
 
     // Assemble papers in parallel; each reports its own disagreements.
     let assembled: Vec<(Paper, Vec<MergeNote>, Vec<Diagnostic>)> = paper_order
         .par_iter()
         .enumerate()
         .map(|(paper_id, &g)| {
-            let copies = PaperCopies::new(&groups[g], &files);
+            let copies = PaperCopies::new(&groups[g], &files, &paths);
             copies.assemble(paper_id, paper_slugs[g].clone(), &author_id)
         })
         .collect();
@@ -313,6 +330,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(
         merge_notes,
         diagnostics,
         former_author_slugs,
+        texts: TextStore::default(),
     }
 }
 
@@ -431,11 +449,17 @@ fn paper_slugs(files: &[&RecordFile], groups: &[PaperGroup], memo: &LinkMemo) ->
 struct PaperCopies<'g> {
     group: &'g PaperGroup<'g>,
     files: &'g [&'g RecordFile],
+    /// The files' paths, shared by the papers' occurrences.
+    paths: &'g [Arc<Path>],
     records: Vec<&'g crate::records::Record>,
 }
 
 impl<'g> PaperCopies<'g> {
-    fn new(group: &'g PaperGroup<'g>, files: &'g [&'g RecordFile]) -> PaperCopies<'g> {
+    fn new(
+        group: &'g PaperGroup<'g>,
+        files: &'g [&'g RecordFile],
+        paths: &'g [Arc<Path>],
+    ) -> PaperCopies<'g> {
         let records = group
             .copies
             .iter()
@@ -444,6 +468,7 @@ impl<'g> PaperCopies<'g> {
         PaperCopies {
             group,
             files,
+            paths,
             records,
         }
     }
@@ -480,7 +505,7 @@ impl<'g> PaperCopies<'g> {
             title: first.title.clone(),
             year: first.year,
             source: first.source.clone(),
-            abstract_text,
+            abstract_text: abstract_text.map(Text::from),
             subjects,
             authors,
             occurrences: self
@@ -488,7 +513,7 @@ impl<'g> PaperCopies<'g> {
                 .copies
                 .iter()
                 .map(|c| Occurrence {
-                    path: self.files[c.file].path.clone(),
+                    path: Arc::clone(&self.paths[c.file]),
                     line: self.files[c.file].records[c.record].line,
                 })
                 .collect(),
@@ -792,7 +817,14 @@ mod tests {
             ),
         ]);
         assert_eq!(graph.papers.len(), 1);
-        assert_eq!(graph.papers[0].abstract_text.as_deref(), Some("Kept."));
+        assert_eq!(
+            graph.papers[0]
+                .abstract_text
+                .as_ref()
+                .map(|t| t.load())
+                .as_deref(),
+            Some("Kept.")
+        );
     }
 
     #[test]

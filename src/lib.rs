@@ -51,5 +51,6 @@ pub mod sources;
 pub mod suggest;
 pub mod taxonomy;
 pub mod tex;
+pub mod text_store;
 pub mod url;
 pub mod watch;

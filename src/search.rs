@@ -26,6 +26,7 @@ use crate::hash::ByHash;
 use crate::plan::paths::{subject_name, Linker};
 use crate::plan::SiteIndex;
 use crate::reuse::Reuse;
+use crate::text_store::Text;
 
 /// Documents per `docs-<n>.json` file.
 pub const DOCS_PER_CHUNK: usize = 500;
@@ -338,7 +339,8 @@ impl SearchIndex {
             let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
             fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
             fields.push((&names, WEIGHT_TEXT));
-            if let Some(abstract_text) = &text.abstract_text {
+            let abstract_text = text.abstract_text.as_ref().map(Text::load);
+            if let Some(abstract_text) = &abstract_text {
                 fields.push((abstract_text, WEIGHT_TEXT));
             }
             terms_of(&fields)

@@ -15,6 +15,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "hash",
             "reuse",
+            "text_store",
             "diagnostics",
             "normalize",
             "slug",

@@ -46,7 +46,8 @@ fn few_math_fragments_are_shown_as_source() {
     let graph = link(&records);
     let mut fragments = BTreeMap::new();
     for paper in &graph.papers {
-        let texts = std::iter::once(paper.title.as_str()).chain(paper.abstract_text.as_deref());
+        let abstract_text = paper.abstract_text.as_ref().map(|a| a.load());
+        let texts = std::iter::once(paper.title.as_str()).chain(abstract_text.as_deref());
         let mut definitions = Definitions::new();
         for text in texts.flat_map(|t| t.split("\n\n")) {
             for fragment in math_fragments_with(text, &mut definitions) {

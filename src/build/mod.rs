@@ -34,6 +34,7 @@ use crate::plan::{
 use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
+use crate::text_store::TextStore;
 use previous::{updated_outputs, KeptOutputs, PreviousBuild};
 use report::Gathered;
 
@@ -100,7 +101,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
 pub fn link_site(options: &BuildOptions) -> Result<SiteGraph, BuildFailure> {
     let mut memo = BuildMemo::default();
     let (mut input, mut gathered) = load(options, &options.output_dir(), &mut memo)?;
-    Ok(link(&mut input, &memo, &mut gathered))
+    Ok(link(options, &mut input, &memo, &mut gathered))
 }
 
 /// [`build`], reusing what the previous build in this process left in `memo` (and
@@ -144,7 +145,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let intact_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
 
-    let graph = link(&mut input, memo, &mut gathered);
+    let graph = link(options, &mut input, memo, &mut gathered);
     timings.mark("link");
     let mut plan = plan(
         &graph,
@@ -178,6 +179,10 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             statics.try_for_each(|(path, bytes)| stage(writer.as_ref(), path, bytes))?;
             Ok(rendered)
         });
+    let rendered = rendered.and_then(|rendered| match graph.texts.failure() {
+        None => Ok(rendered),
+        Some(message) => Err(Diagnostic::error(message, None)),
+    });
     let (fingerprints, kept, search_outputs, made) = match rendered {
         Ok(rendered) => rendered,
         Err(d) => {
@@ -274,11 +279,18 @@ fn require_records(
     Err(gathered.fail(d))
 }
 
-/// Links the record files into the site graph (and frees them).
-fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> SiteGraph {
+/// Links the record files into the site graph (and frees them), with the papers'
+/// abstracts in a text store in the build cache's folder, out of memory.
+fn link(
+    options: &BuildOptions,
+    input: &mut SiteInput,
+    memo: &BuildMemo,
+    gathered: &mut Gathered,
+) -> SiteGraph {
     let rules = IdentityRules::of_site(&input.config, &input.bios);
-    let graph = link_with(&input.records, &rules, &memo.link);
+    let mut graph = link_with(&input.records, &rules, &memo.link);
     drop(std::mem::take(&mut input.records));
+    graph.store_texts(TextStore::in_dir(&options.root.join(cache::CACHE_DIR)));
     gathered.0.extend(graph.diagnostics.iter().cloned());
     graph
 }

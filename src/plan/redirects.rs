@@ -68,7 +68,7 @@ fn paper_identity(paper: &Paper) -> u64 {
     files.dedup();
     let mut bytes = Vec::new();
     bytes.extend_from_slice(&paper.year.to_le_bytes());
-    let abstract_key = paper.abstract_text.as_deref().map_or(0, text_key_hash);
+    let abstract_key = (paper.abstract_text.as_ref()).map_or(0, |a| text_key_hash(&a.load()));
     bytes.extend_from_slice(&abstract_key.to_le_bytes());
     for path in files {
         bytes.extend_from_slice(path.to_string_lossy().as_bytes());

@@ -12,6 +12,7 @@ use crate::graph::SiteGraph;
 use crate::hash;
 use crate::reuse::Reuse;
 use crate::tex::{render_tex_with, Definitions, TexRendering};
+use crate::text_store::{Text, TextStore};
 
 /// A paper's title and abstract after TeX conversion, as every output but the paper's
 /// own page shows them. The abstract's HTML (the largest text, MathML for math) is made
@@ -23,8 +24,8 @@ pub struct PaperText {
     /// Title as clean text.
     pub title_text: String,
     /// Abstract as clean text: the paper's own abstract (shared, not copied) when
-    /// conversion leaves it as it is.
-    pub abstract_text: Option<Arc<str>>,
+    /// conversion leaves it as it is, and otherwise put in the graph's text store.
+    pub abstract_text: Option<Text>,
     /// What could not be converted (shown as its source text).
     pub warnings: Vec<String>,
 }
@@ -48,13 +49,16 @@ fn convert(title: &str, abstract_text: Option<&str>, site_macros: &Definitions) 
     Converted { title, paragraphs }
 }
 
-/// Converts a title and an abstract, starting from the site's macros.
+/// Converts a title and an abstract (`source` is the abstract's text, `abstract_text`
+/// where it is kept), starting from the site's macros; an abstract that conversion
+/// changes is put in `store`.
 fn convert_text(
     title: &str,
-    abstract_text: Option<&Arc<str>>,
+    (abstract_text, source): (Option<&Text>, Option<&str>),
     site_macros: &Definitions,
+    store: &TextStore,
 ) -> PaperText {
-    let converted = convert(title, abstract_text.map(|a| &**a), site_macros);
+    let converted = convert(title, source, site_macros);
     let mut warnings = converted.title.warnings;
     let mut paragraphs = Vec::with_capacity(converted.paragraphs.len());
     for rendered in converted.paragraphs {
@@ -67,9 +71,9 @@ fn convert_text(
     PaperText {
         title_html: converted.title.html,
         title_text: converted.title.text,
-        abstract_text: match (text, abstract_text) {
-            (Some(text), Some(source)) if *text == **source => Some(Arc::clone(source)),
-            (text, _) => text.map(Arc::from),
+        abstract_text: match (text, abstract_text, source) {
+            (Some(text), Some(kept), Some(source)) if text == source => Some(kept.clone()),
+            (text, _, _) => text.map(|text| store.put(&text)),
         },
         warnings,
     }
@@ -98,16 +102,18 @@ pub fn convert_texts(
     memo: &Reuse<PaperText>,
 ) -> (Vec<Arc<PaperText>>, Vec<Diagnostic>) {
     let site_macros = &config.tex_definitions;
+    let store = &graph.texts;
     let macros_key = hash::key("tex macros", &config.tex_macros);
     let converted: Vec<(Arc<PaperText>, Vec<Diagnostic>)> = graph
         .papers
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_ref();
-            let source = (&paper.title, paper.abstract_text.as_deref());
+            let loaded = abstract_text.map(Text::load);
+            let source = (&paper.title, loaded.as_deref());
             let key = || hash::key("tex", &(macros_key, source.0, source.1));
             let text = memo.get_or(key, || {
-                convert_text(&paper.title, abstract_text, site_macros)
+                convert_text(&paper.title, (abstract_text, source.1), site_macros, store)
             });
             let at = &paper.occurrences[0];
             let record_line = format!("{}{}", paper.source, paper.year);
@@ -144,26 +150,34 @@ pub fn convert_texts(
 mod tests {
     use super::*;
 
-    fn shared(source: &str) -> (Arc<str>, PaperText) {
-        let source: Arc<str> = Arc::from(source);
-        let text = convert_text("A title", Some(&source), &Definitions::new());
-        (source, text)
+    fn shared(source: &str, store: &TextStore) -> (Text, PaperText) {
+        let kept = store.put(source);
+        let loaded = kept.load();
+        let abstract_text = (Some(&kept), Some(&*loaded));
+        let text = convert_text("A title", abstract_text, &Definitions::new(), store);
+        (kept, text)
     }
 
     #[test]
     fn an_abstract_conversion_leaves_as_it_is_is_shared_not_copied() {
-        let (source, text) = shared("Plain words.\n\nA second paragraph.");
-        let converted = text.abstract_text.expect("an abstract");
-        assert!(Arc::ptr_eq(&source, &converted));
-        assert_eq!(&*converted, "Plain words.\n\nA second paragraph.");
+        let dir = tempfile::tempdir().unwrap();
+        for store in [TextStore::default(), TextStore::in_dir(dir.path())] {
+            let (source, text) = shared("Plain words.\n\nA second paragraph.", &store);
+            let converted = text.abstract_text.expect("an abstract");
+            assert!(source.same_as(&converted));
+            assert_eq!(&*converted.load(), "Plain words.\n\nA second paragraph.");
+        }
     }
 
     #[test]
     fn an_abstract_conversion_changes_is_its_own_text() {
-        let (source, text) = shared(r"Bounds in $\alpha$ --- and more.");
-        let converted = text.abstract_text.expect("an abstract");
-        assert!(!Arc::ptr_eq(&source, &converted));
-        assert_eq!(&*converted, "Bounds in α — and more.");
+        let dir = tempfile::tempdir().unwrap();
+        for store in [TextStore::default(), TextStore::in_dir(dir.path())] {
+            let (source, text) = shared(r"Bounds in $\alpha$ --- and more.", &store);
+            let converted = text.abstract_text.expect("an abstract");
+            assert!(!source.same_as(&converted));
+            assert_eq!(&*converted.load(), "Bounds in α — and more.");
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::graph::{AuthorId, PaperId};
 use crate::hash;
 use crate::plan::paths::Linker;
 use crate::plan::{data_shard_path, CitationFormat};
+use crate::text_store::Text;
 
 impl OutputBuilder<'_> {
     /// `/data/authors.json` or `/data/papers.json`: how many items there are, and the
@@ -114,10 +115,15 @@ impl OutputBuilder<'_> {
             url: &'a str,
         }
         let v = &self.v;
-        let list: Vec<PaperJson> = v
-            .paper_shard(n)
+        let shard = v.paper_shard(n);
+        let abstracts: Vec<Option<Arc<str>>> = shard
             .par_iter()
-            .map(|&id| {
+            .map(|&id| v.paper(id).paper.abstract_text.as_ref().map(Text::load))
+            .collect();
+        let list: Vec<PaperJson> = shard
+            .par_iter()
+            .zip(&abstracts)
+            .map(|(&id, abstract_text)| {
                 let card = v.paper(id);
                 let p = card.paper;
                 PaperJson {
@@ -126,7 +132,7 @@ impl OutputBuilder<'_> {
                     year: p.year,
                     source: &p.source,
                     subjects: &p.subjects,
-                    abstract_text: p.abstract_text.as_deref(),
+                    abstract_text: abstract_text.as_deref(),
                     authors: p.authors.iter().map(|&a| v.author(a).slug).collect(),
                     url: card.url,
                 }
@@ -139,8 +145,13 @@ impl OutputBuilder<'_> {
         })
     }
 
-    /// What a citation of paper `id` needs.
-    pub(super) fn citation_input(&self, id: PaperId) -> CitationInput<'_> {
+    /// What a citation of paper `id` needs, with its abstract as clean text (loaded by
+    /// the caller, or `None` to leave it out).
+    pub(super) fn citation_input<'s>(
+        &'s self,
+        id: PaperId,
+        abstract_text: Option<&'s str>,
+    ) -> CitationInput<'s> {
         let card = self.v.paper(id);
         let (paper, text) = (card.paper, card.text);
         let config = self.v.config();
@@ -152,7 +163,7 @@ impl OutputBuilder<'_> {
             year: paper.year,
             source: &paper.source,
             subjects: &paper.subjects,
-            abstract_text: text.abstract_text.as_deref(),
+            abstract_text,
             url: config.base_url.is_some().then_some(card.url),
             language: &config.language,
         }
@@ -163,10 +174,7 @@ impl OutputBuilder<'_> {
     /// Reused from the previous build in this process when the input is the same.
     fn brief_citation(&self, id: PaperId) -> Arc<BriefCitation> {
         self.fragments.brief_citations.get_or_make(id as u64, || {
-            let input = CitationInput {
-                abstract_text: None,
-                ..self.citation_input(id)
-            };
+            let input = self.citation_input(id, None);
             let citation = self.memo.citations.get_or(
                 || hash::key("brief citation", &input),
                 || BriefCitation {
@@ -229,7 +237,9 @@ impl OutputBuilder<'_> {
 
     /// `papers/<slug>/cite.{bib,ris,json}`.
     pub(super) fn paper_citation(&self, id: PaperId, format: CitationFormat) -> Vec<u8> {
-        let input = self.citation_input(id);
+        let card = self.v.paper(id);
+        let abstract_text = card.text.abstract_text.as_ref().map(Text::load);
+        let input = self.citation_input(id, abstract_text.as_deref());
         match format {
             CitationFormat::Bibtex => bibtex_entry(&input).into_bytes(),
             CitationFormat::Ris => ris_entry(&input).into_bytes(),

@@ -171,13 +171,13 @@ impl OutputBuilder<'_> {
                     }
                 })
                 .collect(),
-            summary: text
-                .abstract_text
-                .as_deref()
-                .map(|a| match v.config().feed_summary {
-                    FeedSummary::Snippet => snippet(a, FEED_SNIPPET_CHARS),
-                    FeedSummary::Abstract => a.to_owned(),
-                }),
+            summary: text.abstract_text.as_ref().map(|a| {
+                let a = a.load();
+                match v.config().feed_summary {
+                    FeedSummary::Snippet => snippet(&a, FEED_SNIPPET_CHARS),
+                    FeedSummary::Abstract => a.to_string(),
+                }
+            }),
             categories: paper
                 .subjects
                 .iter()

@@ -9,6 +9,7 @@ use super::OutputBuilder;
 use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{subject_name, Linker};
 use crate::plan::FeedKind;
+use crate::text_store::Text;
 
 /// Metadata of one page, for `base.html`'s `<head>`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -216,6 +217,7 @@ impl OutputBuilder<'_> {
         }
         let card = self.v.paper(id);
         let (paper, text) = (card.paper, card.text);
+        let abstract_text = text.abstract_text.as_ref().map(Text::load);
         script_safe_json(&Article {
             context: "https://schema.org",
             kind: "ScholarlyArticle",
@@ -228,7 +230,7 @@ impl OutputBuilder<'_> {
                     name: subject_name(code),
                 })
                 .collect(),
-            abstract_text: text.abstract_text.as_deref(),
+            abstract_text: abstract_text.as_deref(),
             author: paper
                 .authors
                 .iter()
@@ -273,7 +275,7 @@ impl OutputBuilder<'_> {
         if let Some(abstract_text) = &text.abstract_text {
             tags.push(MetaTag {
                 name: "citation_abstract",
-                content: abstract_text.to_string(),
+                content: abstract_text.load().to_string(),
             });
         }
         if !paper.subjects.is_empty() {

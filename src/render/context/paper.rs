@@ -9,6 +9,7 @@ use crate::graph::PaperId;
 use crate::plan::paths::year_path;
 use crate::plan::texts::abstract_html;
 use crate::plan::SiteIndex;
+use crate::text_store::Text;
 
 /// How many characters of the abstract a paper page's `description` keeps at most.
 const DESCRIPTION_CHARS: usize = 200;
@@ -36,8 +37,8 @@ impl OutputBuilder<'_> {
         let text = card.text;
         let description = text
             .abstract_text
-            .as_deref()
-            .map(|a| snippet(a, DESCRIPTION_CHARS))
+            .as_ref()
+            .map(|a| snippet(&a.load(), DESCRIPTION_CHARS))
             .unwrap_or_else(|| format!("{} ({})", text.title_text, paper.year));
         let site_path = card.path;
         let mut context = self.page(site_path, text.title_text.clone(), description, |linker| {
@@ -53,7 +54,7 @@ impl OutputBuilder<'_> {
                     .collect(),
                 abstract_html: abstract_html(
                     &paper.title,
-                    paper.abstract_text.as_deref(),
+                    paper.abstract_text.as_ref().map(Text::load).as_deref(),
                     &self.v.config().tex_definitions,
                 ),
                 authors: paper

@@ -19,6 +19,7 @@ use crate::graph::{Author, AuthorId, Paper, PaperId};
 use crate::plan::profiles::Profile;
 use crate::plan::texts::PaperText;
 use crate::plan::{nearby_papers, SiteIndex};
+use crate::text_store::Text;
 
 /// Changed whenever the same input and templates come out differently (links in lists
 /// made another way, say), so that outputs of an earlier build are not taken as current.
@@ -274,7 +275,7 @@ fn paper_card(ix: &SiteIndex, id: PaperId) -> u64 {
         .str(&paper.title)
         .u64(u64::from(paper.year))
         .str(&paper.source)
-        .opt(paper.abstract_text.as_deref())
+        .opt(paper.abstract_text.as_ref().map(Text::load).as_deref())
         .str(&ix.citation_keys[id]);
     for subject in &paper.subjects {
         h.str(subject);

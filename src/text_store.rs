@@ -1,0 +1,334 @@
+//! Long texts kept on disk rather than in memory for the length of a build.
+//!
+//! A paper's abstract is the largest text a build holds, and it is read only a few
+//! times: when it is converted, indexed for search, and rendered into the outputs that
+//! show it. A [`TextStore`] is an unnamed temporary file that such texts are appended
+//! to; each is then a [`Text`] of 24 bytes (the file, an offset and a length) and is
+//! read back, with one positioned read, where it is needed. So the memory a build holds
+//! does not grow with the total length of the abstracts. The operating system's page
+//! cache keeps recently written texts at hand; it is not the process's memory and is
+//! given back under pressure.
+//!
+//! A store that cannot create its file keeps its texts in memory, as does
+//! [`TextStore::default`] (for tests and small inputs). Should reading a stored text
+//! fail, [`Text::load`] gives an empty text and the store records the failure, which
+//! the build reports as an error before committing anything ([`TextStore::failure`]).
+
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Where texts are put: a temporary file, or memory.
+#[derive(Clone, Default)]
+pub struct TextStore {
+    file: Option<Arc<StoreFile>>,
+}
+
+/// The temporary file behind a store, with the offset where the next text goes.
+struct StoreFile {
+    file: File,
+    end: AtomicU64,
+    failure: Mutex<Option<String>>,
+}
+
+/// A text: held in memory, or stored in a [`TextStore`]'s file.
+#[derive(Clone)]
+pub struct Text(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Held(Arc<str>),
+    Stored {
+        file: Arc<StoreFile>,
+        offset: u64,
+        len: u32,
+    },
+}
+
+impl TextStore {
+    /// A store whose texts go to an unnamed temporary file in `dir` (created if
+    /// missing), or in the system's temporary folder if that fails, or in memory if
+    /// both fail. The file is removed by the operating system when the last [`Text`]
+    /// in it is dropped.
+    pub fn in_dir(dir: &Path) -> TextStore {
+        let file = std::fs::create_dir_all(dir)
+            .and_then(|()| tempfile::tempfile_in(dir))
+            .or_else(|_| tempfile::tempfile());
+        TextStore {
+            file: file.ok().map(|file| {
+                Arc::new(StoreFile {
+                    file,
+                    end: AtomicU64::new(0),
+                    failure: Mutex::new(None),
+                })
+            }),
+        }
+    }
+
+    /// Whether texts put here go to a file (rather than stay in memory).
+    pub fn on_disk(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Puts `text` in the store. Safe to call from several threads at once. A text of
+    /// 4 GiB or more, or one that cannot be written, stays in memory.
+    pub fn put(&self, text: &str) -> Text {
+        let Some(store) = &self.file else {
+            return Text::from(text);
+        };
+        let Ok(len) = u32::try_from(text.len()) else {
+            return Text::from(text);
+        };
+        let offset = store.end.fetch_add(u64::from(len), Ordering::Relaxed);
+        match write_all_at(&store.file, text.as_bytes(), offset) {
+            Ok(()) => Text(Repr::Stored {
+                file: Arc::clone(store),
+                offset,
+                len,
+            }),
+            Err(_) => Text::from(text),
+        }
+    }
+
+    /// Moves a text held in memory into the store (a stored one stays as it is).
+    pub fn keep(&self, text: &Text) -> Text {
+        match &text.0 {
+            Repr::Held(held) if self.on_disk() => self.put(held),
+            _ => text.clone(),
+        }
+    }
+
+    /// The first failure to read a text back from the store, if any.
+    pub fn failure(&self) -> Option<String> {
+        let store = self.file.as_ref()?;
+        store
+            .failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Text {
+    /// The text. A stored text is read from its file (an empty text if that fails; see
+    /// [`TextStore::failure`]).
+    pub fn load(&self) -> Arc<str> {
+        match &self.0 {
+            Repr::Held(text) => Arc::clone(text),
+            Repr::Stored { file, offset, len } => match file.read(*offset, *len) {
+                Ok(text) => text,
+                Err(message) => {
+                    let mut failure = file.failure.lock().unwrap_or_else(|e| e.into_inner());
+                    failure.get_or_insert(message);
+                    Arc::from("")
+                }
+            },
+        }
+    }
+
+    /// The text's length in bytes, without reading it.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Held(text) => text.len(),
+            Repr::Stored { len, .. } => *len as usize,
+        }
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether two texts are the same stored or held text (not only equal).
+    pub fn same_as(&self, other: &Text) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Held(a), Repr::Held(b)) => Arc::ptr_eq(a, b),
+            (
+                Repr::Stored {
+                    file: a, offset: x, ..
+                },
+                Repr::Stored {
+                    file: b, offset: y, ..
+                },
+            ) => Arc::ptr_eq(a, b) && x == y,
+            _ => false,
+        }
+    }
+}
+
+impl StoreFile {
+    /// The `len` bytes at `offset`, as text.
+    fn read(&self, offset: u64, len: u32) -> Result<Arc<str>, String> {
+        let mut bytes = vec![0; len as usize];
+        read_exact_at(&self.file, &mut bytes, offset)
+            .map_err(|e| format!("could not read the build's text store back: {e}"))?;
+        String::from_utf8(bytes)
+            .map(Arc::from)
+            .map_err(|_| "the build's text store gave back text that is not UTF-8".to_string())
+    }
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
+}
+
+#[cfg(not(unix))]
+fn write_all_at(_: &File, _: &[u8], _: u64) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "positioned writes",
+    ))
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "positioned reads",
+    ))
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Text {
+        Text(Repr::Held(Arc::from(text)))
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Text {
+        Text(Repr::Held(Arc::from(text)))
+    }
+}
+
+impl From<Arc<str>> for Text {
+    fn from(text: Arc<str>) -> Text {
+        Text(Repr::Held(text))
+    }
+}
+
+impl fmt::Debug for TextStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = if self.on_disk() { "file" } else { "memory" };
+        write!(f, "TextStore({place})")
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.same_as(other) || self.len() == other.len() && self.load() == other.load()
+    }
+}
+
+impl Eq for Text {}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.load(), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_text_reads_back_as_it_was_put() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TextStore::in_dir(&dir.path().join("cache"));
+        assert!(store.on_disk());
+        let texts = [
+            "",
+            "Plain words.",
+            "Łukasz and Zoë: $\\alpha$ ≤ 2.\n\nMore.",
+        ];
+        let stored: Vec<Text> = texts.iter().map(|t| store.put(t)).collect();
+        for (text, stored) in texts.iter().zip(&stored) {
+            assert_eq!(&*stored.load(), *text);
+            assert_eq!(stored.len(), text.len());
+        }
+        assert!(matches!(stored[2].0, Repr::Stored { .. }));
+        assert_eq!(store.failure(), None);
+    }
+
+    #[test]
+    fn texts_put_from_many_threads_each_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TextStore::in_dir(dir.path());
+        let stored: Vec<(String, Text)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|thread| {
+                    let store = &store;
+                    scope.spawn(move || {
+                        (0..200)
+                            .map(|i| {
+                                let text = format!("thread {thread} text {i} ").repeat(i % 7 + 1);
+                                let stored = store.put(&text);
+                                (text, stored)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        for (text, stored) in &stored {
+            assert_eq!(&*stored.load(), text.as_str());
+        }
+    }
+
+    #[test]
+    fn equality_is_by_content_wherever_a_text_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TextStore::in_dir(dir.path());
+        let held = Text::from("An abstract.");
+        let stored = store.keep(&held);
+        assert!(matches!(stored.0, Repr::Stored { .. }));
+        assert_eq!(held, stored);
+        assert_ne!(stored, store.put("Another abstract."));
+        assert!(stored.same_as(&stored.clone()));
+        assert!(!stored.same_as(&store.put("An abstract.")));
+        assert_eq!(format!("{stored:?}"), "\"An abstract.\"");
+    }
+
+    #[test]
+    fn a_store_in_memory_keeps_texts_held() {
+        let store = TextStore::default();
+        assert!(!store.on_disk());
+        let text = store.put("Kept in memory.");
+        assert!(matches!(text.0, Repr::Held(_)));
+        assert_eq!(&*text.load(), "Kept in memory.");
+        assert_eq!(store.failure(), None);
+    }
+
+    #[test]
+    fn a_failed_read_is_an_empty_text_and_a_recorded_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TextStore::in_dir(dir.path());
+        let text = store.put("Twelve bytes");
+        // A text said to run past the end of the file cannot be read back.
+        let Repr::Stored { file, offset, .. } = &text.0 else {
+            panic!("stored");
+        };
+        let broken = Text(Repr::Stored {
+            file: Arc::clone(file),
+            offset: *offset + 6,
+            len: 12,
+        });
+        assert_eq!(&*broken.load(), "");
+        let failure = store.failure().expect("a failure");
+        assert!(failure.contains("text store"), "{failure}");
+        assert_eq!(&*text.load(), "Twelve bytes");
+    }
+}
