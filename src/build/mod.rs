@@ -468,6 +468,7 @@ fn commit_and_save(
             let committed = writer.commit().map_err(|err| {
                 gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
             })?;
+            let write = committed.stats;
             let new_cache = Arc::new(cache::BuildCache {
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 inputs: built.previous.inputs_hash,
@@ -478,14 +479,14 @@ fn commit_and_save(
                     &planned,
                     &built.fingerprints,
                     &built.kept,
-                    &committed,
+                    committed.states,
                 ),
                 history,
             });
             if let Some(message) = saved.save(built.previous.cache_path, new_cache) {
                 gathered.0.push(Diagnostic::warning(message, None));
             }
-            Ok(committed.stats)
+            Ok(write)
         },
     );
     Ok((write?, gathered.0))

@@ -13,7 +13,7 @@ use super::cache::{self, BuildCache, OutputState};
 use super::memo::SavedCache;
 use super::BuildOptions;
 use crate::output::generations::current_generation;
-use crate::output::{Committed, FileState, OutputWriter, MANIFEST};
+use crate::output::{FileState, OutputWriter, MANIFEST};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::PlannedOutput;
 
@@ -148,13 +148,15 @@ impl KeptOutputs<'_> {
 /// The cache's outputs after a build: the previous entries of the outputs kept as they
 /// were, and the new fingerprint and file state of the others. The previous map is
 /// updated in place when this build holds the only reference to it (a rebuild usually
-/// changes a few hundred of tens of thousands of entries).
+/// changes a few hundred of tens of thousands of entries). Otherwise the new map takes
+/// its paths from `states` (the committed files' states, by path), so that a large
+/// build does not hold every output's path a third time while the cache is made.
 pub(super) fn updated_outputs(
     previous: Option<Arc<BuildCache>>,
     outputs: &[PlannedOutput],
     fingerprints: &[u64],
     kept: &[bool],
-    committed: &Committed,
+    mut states: HashMap<String, FileState>,
 ) -> HashMap<String, OutputState> {
     let entry = |i: usize, file: FileState| OutputState {
         fingerprint: fingerprints[i],
@@ -165,7 +167,7 @@ pub(super) fn updated_outputs(
             let mut map = previous.outputs;
             let mut without_state = 0;
             for (i, o) in outputs.iter().enumerate().filter(|(i, _)| !kept[*i]) {
-                match committed.states.get(&o.path) {
+                match states.get(&o.path) {
                     Some(state) => match map.get_mut(&o.path) {
                         Some(old) => *old = entry(i, *state),
                         None => {
@@ -187,18 +189,20 @@ pub(super) fn updated_outputs(
         }
         previous => {
             let previous = previous.and_then(Result::err);
-            outputs
-                .par_iter()
-                .enumerate()
-                .filter_map(|(i, o)| {
-                    let previous_entry = previous.as_ref().and_then(|c| c.outputs.get(&o.path));
-                    let state = match previous_entry {
-                        Some(state) if kept[i] => Some(state.file),
-                        _ => committed.states.get(&o.path).copied(),
-                    };
-                    state.map(|file| (o.path.clone(), entry(i, file)))
-                })
-                .collect()
+            let mut map = HashMap::with_capacity(outputs.len());
+            for (i, o) in outputs.iter().enumerate() {
+                let committed = states.remove_entry(&o.path);
+                let previous_entry = previous.as_ref().and_then(|c| c.outputs.get(&o.path));
+                let state = match previous_entry {
+                    Some(state) if kept[i] => Some(state.file),
+                    _ => committed.as_ref().map(|(_, state)| *state),
+                };
+                if let Some(file) = state {
+                    let path = committed.map_or_else(|| o.path.clone(), |(path, _)| path);
+                    map.insert(path, entry(i, file));
+                }
+            }
+            map
         }
     }
 }
