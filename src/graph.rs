@@ -122,12 +122,17 @@ impl SiteGraph {
     /// Moves every paper's abstract to `store` (a file, so that the graph does not hold
     /// the abstracts in memory), which becomes the graph's text store.
     pub fn store_texts(&mut self, store: TextStore) {
-        self.papers.par_iter_mut().for_each(|paper| {
-            if let Some(text) = &mut paper.abstract_text {
-                *text = store.keep(text);
-            }
+        // A write for a few thousand papers at a time, rather than one for each.
+        self.papers.par_chunks_mut(4096).for_each(|papers| {
+            store.keep_all(papers.iter_mut().filter_map(|p| p.abstract_text.as_mut()));
         });
         self.texts = store;
+    }
+
+    /// The length of the papers' abstracts together, in bytes.
+    pub fn abstract_bytes(&self) -> usize {
+        let abstracts = self.papers.iter().filter_map(|p| p.abstract_text.as_ref());
+        abstracts.map(Text::len).sum()
     }
 
     /// Number of papers listed by more than one author.

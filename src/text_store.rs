@@ -101,6 +101,41 @@ impl TextStore {
         }
     }
 
+    /// Moves the texts held in memory among `texts` into the store with one write (a
+    /// stored one stays as it is). Texts of 4 GiB or more, and all of them if the
+    /// write fails, stay in memory.
+    pub fn keep_all<'t>(&self, texts: impl IntoIterator<Item = &'t mut Text>) {
+        let Some(store) = &self.file else {
+            return;
+        };
+        let mut held: Vec<(&mut Text, Arc<str>, u32)> = Vec::new();
+        for text in texts {
+            if let Repr::Held(content) = &text.0 {
+                if let Ok(len) = u32::try_from(content.len()) {
+                    let content = Arc::clone(content);
+                    held.push((text, content, len));
+                }
+            }
+        }
+        let bytes: Vec<u8> = held
+            .iter()
+            .flat_map(|(_, c, _)| c.as_bytes())
+            .copied()
+            .collect();
+        let mut offset = store.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        if write_all_at(&store.file, &bytes, offset).is_err() {
+            return;
+        }
+        for (text, _, len) in held {
+            *text = Text(Repr::Stored {
+                file: Arc::clone(store),
+                offset,
+                len,
+            });
+            offset += u64::from(len);
+        }
+    }
+
     /// The first failure to read a text back from the store, if any.
     pub fn failure(&self) -> Option<String> {
         let store = self.file.as_ref()?;
@@ -286,6 +321,27 @@ mod tests {
         for (text, stored) in &stored {
             assert_eq!(&*stored.load(), text.as_str());
         }
+    }
+
+    #[test]
+    fn texts_kept_together_each_read_back_and_stored_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TextStore::in_dir(dir.path());
+        let already = store.put("stored before");
+        let mut texts = [
+            Text::from("first"),
+            already.clone(),
+            Text::from(""),
+            Text::from("Łukasz, third"),
+        ];
+        store.keep_all(texts.iter_mut());
+        assert!(texts.iter().all(|t| matches!(t.0, Repr::Stored { .. })));
+        assert!(texts[1].same_as(&already));
+        let loaded: Vec<String> = texts.iter().map(|t| t.load().to_string()).collect();
+        assert_eq!(loaded, ["first", "stored before", "", "Łukasz, third"]);
+        let mut in_memory = [Text::from("stays")];
+        TextStore::default().keep_all(in_memory.iter_mut());
+        assert!(matches!(in_memory[0].0, Repr::Held(_)));
     }
 
     #[test]

@@ -217,3 +217,63 @@ fn site_tex_macros_give_author_macros_a_meaning_and_a_bad_one_is_reported_at_its
     assert!(run.stderr.contains("profilegen.yaml:4:3"), "{}", run.stderr);
     assert!(run.stderr.contains(r"\mathcal{O}"), "{}", run.stderr);
 }
+
+/// Abstracts kept in a text store on disk (as a large site's are) give the same site,
+/// byte for byte, as abstracts kept in memory; the store leaves no file behind.
+#[test]
+fn abstracts_in_a_text_store_give_the_same_site_as_in_memory() {
+    let sites = [Site::new(), Site::new()];
+    for site in &sites {
+        for (name, text) in fixture_files() {
+            site.file(&format!("content/records/{name}"), text);
+        }
+    }
+    let timings = ("PROFILEGEN_TIMINGS", "1");
+    let stored = sites[0].run_with_env(
+        &["build", "--quiet"],
+        &[timings, ("PROFILEGEN_TEXT_STORE_MIN_BYTES", "0")],
+    );
+    let held = sites[1].run_with_env(&["build", "--quiet"], &[timings]);
+    assert_eq!(
+        (stored.code, held.code),
+        (0, 0),
+        "{}{}",
+        stored.stderr,
+        held.stderr
+    );
+    assert!(
+        stored.stderr.contains("timing: link (stored)"),
+        "{}",
+        stored.stderr
+    );
+    assert!(!held.stderr.contains("(stored)"), "{}", held.stderr);
+    let (stored_tree, held_tree) = (sites[0].output_tree(), sites[1].output_tree());
+    assert!(stored_tree.len() > 100, "{} files", stored_tree.len());
+    assert!(stored_tree == held_tree, "the outputs differ");
+    // The stored abstracts are on the pages: visible, and in the citation tags.
+    let papers = pages_in(&stored_tree, "papers");
+    let with_abstract = stored_tree
+        .iter()
+        .filter(|(path, _)| papers.contains(path))
+        .map(|(_, bytes)| String::from_utf8_lossy(bytes))
+        .filter(|page| {
+            page.contains("name=\"citation_abstract\" content=\"")
+                && page.contains("<p class=\"abstract\">")
+        })
+        .count();
+    assert!(
+        with_abstract * 10 > papers.len() * 9,
+        "{with_abstract} of {}",
+        papers.len()
+    );
+    let cache: Vec<String> = fs::read_dir(sites[0].root().join(".profilegen"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        cache
+            .iter()
+            .all(|name| name.ends_with(".cache") || name == ".gitignore"),
+        "{cache:?}"
+    );
+}
