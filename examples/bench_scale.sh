@@ -21,8 +21,8 @@
 #   total       3.6 M inodes     44 GB     (without the copy: 23 GB, 1.8 M inodes)
 # 2,500,000 papers, extrapolated from 500,000 (everything grows in proportion; not
 # measured): about 220 GB and 18 M inodes, or 115 GB and 9 M inodes without the copy.
-# The fresh build's peak memory was 3.15 GB at 500,000 papers (about 6.3 KB a paper),
-# so 2,500,000 papers would need about 16 GB.
+# The fresh build's peak memory was 2.66 GB at 500,000 papers (about 5.3 KB a paper),
+# so 2,500,000 papers would need about 13 GB.
 #
 # Before each size the script checks free space and inodes with df: without room for the
 # build it skips the size; without room for the copy too it skips only the copy.
@@ -34,7 +34,7 @@ corpus_bytes=3700
 cache_bytes=200
 output_bytes=42000
 output_inodes_x10=36
-rss_bytes=6500
+rss_bytes=5500
 
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(500000 2500000)
