@@ -102,42 +102,42 @@ impl Numbered {
 }
 
 /// Terms, sorted, each with its postings `(doc, weight)`, best weight first: one
-/// string and one list of postings for them all.
+/// string for them all, and their postings as ranges of one flat list (in term number
+/// order, not copied into term order: at 500,000 papers a copy is a few hundred MB).
 #[derive(Debug, Default)]
 struct TermTable {
     /// The terms, one after the other.
     text: String,
     /// Where each term ends in `text`.
     ends: Vec<usize>,
-    /// Where each term's postings end in `postings`.
-    posting_ends: Vec<usize>,
+    /// Each term's postings in `postings`.
+    ranges: Vec<Range<usize>>,
     postings: Vec<Numbered>,
 }
 
 impl TermTable {
-    /// The table of `terms`, whose postings are ranges of `flat` (which is freed).
+    /// The table of `terms` (sorted), whose postings are ranges of `flat`.
     fn new(terms: &[TermPostings], flat: Vec<Numbered>) -> TermTable {
         let mut table = TermTable {
             text: String::with_capacity(terms.iter().map(|(t, _)| t.len()).sum()),
             ends: Vec::with_capacity(terms.len()),
-            posting_ends: Vec::with_capacity(terms.len()),
-            postings: Vec::with_capacity(terms.iter().map(|(_, r)| r.len()).sum()),
+            ranges: Vec::with_capacity(terms.len()),
+            postings: flat,
         };
         for (term, range) in terms {
             table.text.push_str(term);
             table.ends.push(table.text.len());
-            table.postings.extend_from_slice(&flat[range.clone()]);
-            table.posting_ends.push(table.postings.len());
+            table.ranges.push(range.clone());
         }
         table
     }
 
     /// Term `i` with its postings.
     fn entry(&self, i: usize) -> TermEntry<'_> {
-        let before = |ends: &[usize]| if i == 0 { 0 } else { ends[i - 1] };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
         (
-            &self.text[before(&self.ends)..self.ends[i]],
-            &self.postings[before(&self.posting_ends)..self.posting_ends[i]],
+            &self.text[start..self.ends[i]],
+            &self.postings[self.ranges[i].clone()],
         )
     }
 
@@ -323,11 +323,8 @@ impl SearchIndex {
                 || number_terms(&weighted(fields), numbers),
             )
         };
-        let mut doc_terms: Vec<Arc<NumberedTerms>> = (0..authors)
-            .into_par_iter()
-            .map(|id| terms_of(&[(&ix.profiles[id].name, WEIGHT_TITLE)]))
-            .collect();
-        doc_terms.par_extend((0..graph.papers.len()).into_par_iter().map(|id| {
+        let author_terms = |id: usize| terms_of(&[(&ix.profiles[id].name, WEIGHT_TITLE)]);
+        let paper_terms = |id: usize| {
             let paper = &graph.papers[id];
             let text = &ix.paper_texts[id];
             let subjects: Vec<String> = paper
@@ -344,11 +341,20 @@ impl SearchIndex {
                 fields.push((abstract_text, WEIGHT_TEXT));
             }
             terms_of(&fields)
-        }));
+        };
+        let doc_terms = |docs: Range<usize>| -> Vec<Arc<NumberedTerms>> {
+            docs.into_par_iter()
+                .map(|doc| match doc.checked_sub(authors) {
+                    None => author_terms(doc),
+                    Some(paper) => paper_terms(paper),
+                })
+                .collect()
+        };
+        let (mut flat, starts) = postings(authors + graph.papers.len(), doc_terms);
 
         let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut flat, mut terms) = postings(&doc_terms, &numbers);
-        drop(doc_terms);
+        let mut terms = term_ranges(&starts, &numbers);
+        drop(starts);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
         terms.retain(|(_, range)| {
@@ -577,18 +583,35 @@ fn number_terms(doc: &DocTerms, numbers: &std::sync::Mutex<TermNumbers>) -> Numb
         .collect()
 }
 
-/// The postings `(doc, weight)` of every term of the documents, in one flat list, and
-/// each term with the range of its postings there (in doc order); terms in no
-/// particular order. The postings are counted and placed by term number, so no list
-/// grows or is copied.
-fn postings<'t>(
-    doc_terms: &[Arc<NumberedTerms>],
-    numbers: &'t TermNumbers,
-) -> (Vec<Numbered>, Vec<TermPostings<'t>>) {
-    let mut starts = vec![0usize; numbers.terms.len() + 1];
-    for doc in doc_terms {
-        for term in doc.iter() {
-            starts[term.number() as usize + 1] += 1;
+/// Documents whose terms are found at once while postings are gathered: the terms of
+/// all documents are never held together.
+const DOCS_PER_PASS_CHUNK: usize = 4096;
+
+/// The postings `(doc, weight)` of every term of documents `0..docs`, in one flat list
+/// by term number (each term's in doc order), and where each term number's postings
+/// start there (`starts[n]..starts[n + 1]`). `doc_terms` gives the numbered terms of a
+/// range of documents; it is asked twice for each, a chunk at a time: once to count
+/// each term's postings, then to place them. So the build holds the postings and one
+/// chunk of documents' terms, not every document's terms beside the postings.
+fn postings(
+    docs: usize,
+    doc_terms: impl Fn(Range<usize>) -> Vec<Arc<NumberedTerms>>,
+) -> (Vec<Numbered>, Vec<usize>) {
+    let chunks = || {
+        (0..docs)
+            .step_by(DOCS_PER_PASS_CHUNK)
+            .map(|start| start..docs.min(start + DOCS_PER_PASS_CHUNK))
+    };
+    let mut starts = vec![0usize; 1];
+    for range in chunks() {
+        for doc in doc_terms(range) {
+            for term in doc.iter() {
+                let n = term.number() as usize + 1;
+                if n >= starts.len() {
+                    starts.resize(n + 1, 0);
+                }
+                starts[n] += 1;
+            }
         }
     }
     for i in 1..starts.len() {
@@ -596,18 +619,30 @@ fn postings<'t>(
     }
     let mut flat = vec![Numbered(0); starts[starts.len() - 1]];
     let mut next = starts.clone();
-    for (doc, terms) in doc_terms.iter().enumerate() {
-        for term in terms.iter() {
-            let n = term.number() as usize;
-            flat[next[n]] = term.renumbered(doc as u32);
-            next[n] += 1;
+    for range in chunks() {
+        let first = range.start;
+        for (i, terms) in doc_terms(range).iter().enumerate() {
+            for term in terms.iter() {
+                let n = term.number() as usize;
+                // Both passes see the same terms; should a text read back differently
+                // (see `TextStore::failure`), a term not counted is left out.
+                if n + 1 < starts.len() && next[n] < starts[n + 1] {
+                    flat[next[n]] = term.renumbered((first + i) as u32);
+                    next[n] += 1;
+                }
+            }
         }
     }
-    let terms = (0..numbers.terms.len())
+    (flat, starts)
+}
+
+/// Each term number that has postings, as its term and the range of its postings
+/// (see [`postings`]); in no particular order.
+fn term_ranges<'t>(starts: &[usize], numbers: &'t TermNumbers) -> Vec<TermPostings<'t>> {
+    (0..starts.len() - 1)
         .filter(|&n| starts[n + 1] > starts[n])
         .map(|n| (&*numbers.terms[n], starts[n]..starts[n + 1]))
-        .collect();
-    (flat, terms)
+        .collect()
 }
 
 /// A term with the range of its postings in a flat list of them (see [`postings`]).
@@ -868,7 +903,8 @@ mod tests {
         docs: &[Arc<NumberedTerms>],
         numbers: &'t TermNumbers,
     ) -> Vec<(&'t str, Vec<(u32, u32)>)> {
-        let (flat, terms) = postings(docs, numbers);
+        let (flat, starts) = postings(docs.len(), |range| docs[range].to_vec());
+        let terms = term_ranges(&starts, numbers);
         let mut found: Vec<(&str, Vec<(u32, u32)>)> = terms
             .into_iter()
             .map(|(t, range)| {
@@ -878,6 +914,40 @@ mod tests {
             .collect();
         found.sort();
         found
+    }
+
+    #[test]
+    fn postings_gathered_a_chunk_at_a_time_are_in_doc_order_across_chunks() {
+        let numbers = std::sync::Mutex::new(TermNumbers::default());
+        let docs: Vec<Arc<NumberedTerms>> = (0..2 * DOCS_PER_PASS_CHUNK + 100)
+            .map(|i| {
+                let text = format!("all mod{}", i % 3);
+                Arc::new(number_terms(&weighted(&[(&text, WEIGHT_TEXT)]), &numbers))
+            })
+            .collect();
+        let asked = std::sync::Mutex::new(Vec::new());
+        let (flat, starts) = postings(docs.len(), |range| {
+            asked.lock().unwrap().push(range.clone());
+            docs[range].to_vec()
+        });
+        // Each chunk is asked for twice: to count, then to place.
+        let chunks = [
+            0..DOCS_PER_PASS_CHUNK,
+            DOCS_PER_PASS_CHUNK..2 * DOCS_PER_PASS_CHUNK,
+            2 * DOCS_PER_PASS_CHUNK..docs.len(),
+        ];
+        let twice: Vec<Range<usize>> = chunks.iter().chain(&chunks).cloned().collect();
+        assert_eq!(*asked.lock().unwrap(), twice);
+        let numbers = numbers.lock().unwrap();
+        let terms = term_ranges(&starts, &numbers);
+        let docs_of = |term: &str| -> Vec<u32> {
+            let (_, range) = terms.iter().find(|(t, _)| *t == term).unwrap();
+            flat[range.clone()].iter().map(|p| p.number()).collect()
+        };
+        assert_eq!(docs_of("all"), (0..docs.len() as u32).collect::<Vec<_>>());
+        let thirds: Vec<u32> = (0..docs.len() as u32).filter(|d| d % 3 == 1).collect();
+        assert_eq!(docs_of("mod1"), thirds);
+        assert_eq!(terms.len(), 4);
     }
 
     #[test]
