@@ -338,26 +338,30 @@ impl OutputWriter {
         if old_manifest.as_deref() != Some(manifest.as_str()) {
             write_atomically(&manifest_path, manifest.as_bytes())?;
         }
+        // Both hold every path once more: freed before the states are gathered.
+        drop((manifest, old_manifest));
         let stats = WriteStats {
             written,
             unchanged: files.len() - written,
             removed,
         };
-        let states = files
-            .into_iter()
-            .filter_map(|(path, seen)| {
-                let state = match seen {
-                    Seen::Kept => None,
-                    Seen::State(state) => state,
-                    Seen::Written(size) => Some(FileState {
+        let mut states = HashMap::with_capacity(files.len());
+        for (path, seen) in files {
+            let state = match seen {
+                Seen::Kept => None,
+                Seen::State(state) => state,
+                Seen::Written(size) => self.staged_since_ns.zip(staged_until_ns).map(
+                    |(modified_ns, modified_until_ns)| FileState {
                         size,
-                        modified_ns: self.staged_since_ns?,
-                        modified_until_ns: staged_until_ns?,
-                    }),
-                };
-                Some((path, state?))
-            })
-            .collect();
+                        modified_ns,
+                        modified_until_ns,
+                    },
+                ),
+            };
+            if let Some(state) = state {
+                states.insert(path, state);
+            }
+        }
         Ok(Committed { stats, states })
     }
 
