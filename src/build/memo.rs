@@ -29,6 +29,8 @@ pub struct BuildMemo {
     pub saved: SavedCache,
     /// The resident memory a long-running process keeps under (see [`MemoryCeiling`]).
     pub ceiling: Option<MemoryCeiling>,
+    /// Whether this is a long-running process's memo ([`BuildMemo::long_running`]).
+    long_running: bool,
 }
 
 /// How far the resident memory of a long-running process may grow past what it was
@@ -128,7 +130,14 @@ impl BuildMemo {
         memo.render.enable();
         memo.saved.in_background = true;
         memo.ceiling = Some(MemoryCeiling::default());
+        memo.long_running = true;
         memo
+    }
+
+    /// Whether this memo is a long-running process's, which keeps each build's results
+    /// for the next.
+    pub fn is_long_running(&self) -> bool {
+        self.long_running
     }
 
     /// Ends a build (successful or not): see [`crate::reuse::Reuse::finish_build`].

@@ -297,9 +297,18 @@ fn text_store_min_bytes() -> usize {
         .unwrap_or(TEXT_STORE_MIN_BYTES)
 }
 
-/// Links the record files into the site graph (and frees them). When the papers'
-/// abstracts are large ([`TEXT_STORE_MIN_BYTES`]), they go to a text store in the build
-/// cache's folder, out of memory.
+/// Whether a build with `memo` whose abstracts total `abstract_bytes` puts them in a
+/// text store (see [`link`]).
+fn stores_texts(memo: &BuildMemo, abstract_bytes: usize, min_bytes: usize) -> bool {
+    !memo.is_long_running() && abstract_bytes >= min_bytes
+}
+
+/// Links the record files into the site graph (and frees them). In a one-off build
+/// whose papers' abstracts are large ([`TEXT_STORE_MIN_BYTES`]), they go to a text store
+/// in the build cache's folder, out of memory. A long-running process keeps the parsed
+/// records, and so the abstracts, in memory for its next build anyway: storing them
+/// would save nothing, write them all again on every rebuild, and leave the texts it
+/// reuses from earlier builds holding those builds' files.
 fn link(
     options: &BuildOptions,
     input: &mut SiteInput,
@@ -309,7 +318,7 @@ fn link(
     let rules = IdentityRules::of_site(&input.config, &input.bios);
     let mut graph = link_with(&input.records, &rules, &memo.link);
     drop(std::mem::take(&mut input.records));
-    if graph.abstract_bytes() >= text_store_min_bytes() {
+    if stores_texts(memo, graph.abstract_bytes(), text_store_min_bytes()) {
         graph.store_texts(TextStore::in_dir(&options.root.join(cache::CACHE_DIR)));
     }
     gathered.0.extend(graph.diagnostics.iter().cloned());
@@ -605,4 +614,27 @@ fn check_output_location(root: &Path, output: &Path) -> Result<(), Diagnostic> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_one_off_builds_with_large_abstracts_store_them() {
+        let one_off = BuildMemo::default();
+        let long_running = BuildMemo::long_running();
+        let min = TEXT_STORE_MIN_BYTES;
+        assert!(stores_texts(&one_off, min, min), "at the threshold");
+        assert!(stores_texts(&one_off, 10 * min, min));
+        assert!(!stores_texts(&one_off, min - 1, min), "under it");
+        assert!(!stores_texts(&one_off, 0, min));
+        assert!(
+            stores_texts(&one_off, 0, 0),
+            "a threshold of 0 stores every site's"
+        );
+        // `serve` and `build --watch` keep the parsed records' abstracts anyway.
+        assert!(!stores_texts(&long_running, 10 * min, min));
+        assert!(!stores_texts(&long_running, 0, 0));
+    }
 }
