@@ -276,4 +276,21 @@ fn abstracts_in_a_text_store_give_the_same_site_as_in_memory() {
             .all(|name| name.ends_with(".cache") || name == ".gitignore"),
         "{cache:?}"
     );
+
+    // `check` stores them too, outside the site: it writes nothing into it.
+    let site = Site::new();
+    for (name, text) in fixture_files() {
+        site.file(&format!("content/records/{name}"), text);
+    }
+    let checked = site.run_with_env(
+        &["check"],
+        &[timings, ("PROFILEGEN_TEXT_STORE_MIN_BYTES", "0")],
+    );
+    assert!(
+        checked.stderr.contains("timing: link (stored)"),
+        "{}",
+        checked.stderr
+    );
+    assert!(!site.root().join(".profilegen").exists());
+    assert!(!site.public().exists());
 }

@@ -305,7 +305,8 @@ fn stores_texts(memo: &BuildMemo, abstract_bytes: usize, min_bytes: usize) -> bo
 
 /// Links the record files into the site graph (and frees them). In a one-off build
 /// whose papers' abstracts are large ([`TEXT_STORE_MIN_BYTES`]), they go to a text store
-/// in the build cache's folder, out of memory. A long-running process keeps the parsed
+/// in the build cache's folder (the system's temporary folder for `check`), out of
+/// memory. A long-running process keeps the parsed
 /// records, and so the abstracts, in memory for its next build anyway: storing them
 /// would save nothing, write them all again on every rebuild, and leave the texts it
 /// reuses from earlier builds holding those builds' files.
@@ -319,7 +320,12 @@ fn link(
     let mut graph = link_with(&input.records, &rules, &memo.link);
     drop(std::mem::take(&mut input.records));
     if stores_texts(memo, graph.abstract_bytes(), text_store_min_bytes()) {
-        graph.store_texts(TextStore::in_dir(&options.root.join(cache::CACHE_DIR)));
+        // `check` writes nothing into the site, not even the cache folder.
+        let dir = match options.write {
+            true => options.root.join(cache::CACHE_DIR),
+            false => std::env::temp_dir(),
+        };
+        graph.store_texts(TextStore::in_dir(&dir));
     }
     gathered.0.extend(graph.diagnostics.iter().cloned());
     graph
