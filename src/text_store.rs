@@ -93,14 +93,6 @@ impl TextStore {
         }
     }
 
-    /// Moves a text held in memory into the store (a stored one stays as it is).
-    pub fn keep(&self, text: &Text) -> Text {
-        match &text.0 {
-            Repr::Held(held) if self.on_disk() => self.put(held),
-            _ => text.clone(),
-        }
-    }
-
     /// Moves the texts held in memory among `texts` into the store with one write (a
     /// stored one stays as it is). Texts of 4 GiB or more, and all of them if the
     /// write fails, stay in memory.
@@ -349,7 +341,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = TextStore::in_dir(dir.path());
         let held = Text::from("An abstract.");
-        let stored = store.keep(&held);
+        let mut stored = [held.clone()];
+        store.keep_all(stored.iter_mut());
+        let [stored] = stored;
         assert!(matches!(stored.0, Repr::Stored { .. }));
         assert_eq!(held, stored);
         assert_ne!(stored, store.put("Another abstract."));
