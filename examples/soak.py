@@ -16,8 +16,11 @@ its record files in a new site and keeps the rest aside, starts the mode, and th
 - adds (20%): a file kept aside joins the site;
 - deletes (20%): a site file is removed (and kept aside).
 
-The resident memory of the process (VmRSS in /proc/PID/status) is sampled after
-`--early` changes and after the last one (and every 100 changes, for the curve). At the
+The resident memory of the process (VmRSS in /proc/PID/status) is sampled half a
+second after each of the first `--early` changes and each of the last `--early` changes
+(and every 100 changes, for the curve). The allocator hands freed memory back to the
+system when it sees fit, so one sample can sit well above or below its neighbours; the
+gate compares the medians of the two windows. At the
 end the process is stopped, the site's sources are copied to a new folder and built
 there by a one-off `profilegen build` (with serve's `base_url`), and the two output
 folders are compared byte for byte (but for the redirect pages of pages the running
@@ -25,9 +28,9 @@ process saw move, which must lead to pages of the clean build). In serve mode, a
 over HTTP before the process stops and compared with the clean build (HTML with the
 live-reload script taken out).
 
-Exit status 1 if a rebuild failed, the last RSS is more than `--max-ratio` times the
-early one, or the site differs from the clean build. Scratch data goes to DIR (default
-/dev/shm/soak, tmpfs). The binaries are built with `cargo build --release` first (in
+Exit status 1 if a rebuild failed, the last window's median RSS is more than
+`--max-ratio` times the early window's, or the site differs from the clean build.
+Scratch data goes to DIR (default /dev/shm/soak, tmpfs). The binaries are built with `cargo build --release` first (in
 $CARGO_TARGET_DIR when set), unless `--binary` names one.
 """
 
@@ -56,7 +59,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--changes", type=int, default=1000)
     parser.add_argument("--papers", type=int, default=900)
     parser.add_argument("--shape", choices=["arxiv", "default"], default="arxiv", help="gen_corpus's shape of corpus")
-    parser.add_argument("--early", type=int, default=10, help="the change after which RSS is the baseline")
+    parser.add_argument("--early", type=int, default=10, help="how many changes each RSS window spans: the first ones (the baseline) and the last ones")
     parser.add_argument("--max-ratio", type=float, default=1.5)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dir", default="/dev/shm/soak" if os.access("/dev/shm", os.W_OK) else str(ROOT / "target" / "soak"))
@@ -297,7 +300,8 @@ def soak(mode: str, args: argparse.Namespace, profilegen: Path, gen: Path) -> bo
     samples: list[tuple[int, int]] = [(0, rss_kib(pid)[0])]
     times: list[int] = []
     failures = 0
-    early = None
+    early_window: list[int] = []
+    last_window: list[int] = []
     began = time.monotonic()
     for n in range(1, args.changes + 1):
         kind, name = records.change()
@@ -308,14 +312,17 @@ def soak(mode: str, args: argparse.Namespace, profilegen: Path, gen: Path) -> bo
             print(f"  rebuild failed: {line}", file=sys.stderr)
         elif m := re.search(r" in (\d+) ms$", line):
             times.append(int(m.group(1)))
-        if n == args.early or n % 100 == 0 or n == args.changes:
+        in_early, in_last = n <= args.early, n > args.changes - args.early
+        if in_early or in_last or n % 100 == 0:
             time.sleep(0.5)  # the build cache is saved in the background
             rss = rss_kib(pid)[0]
-            samples.append((n, rss))
-            if n == args.early:
-                early = rss
+            if n == args.early or n % 100 == 0 or n == args.changes:
+                samples.append((n, rss))
+            (early_window if in_early else last_window if in_last else []).append(rss)
     elapsed = time.monotonic() - began
-    last, peak = rss_kib(pid)
+    peak = rss_kib(pid)[1]
+    early = statistics.median(early_window) if early_window else 0
+    last = statistics.median(last_window or early_window) if early_window else 0
 
     clean_root = work / "clean-root"
     (clean_root / "content").mkdir(parents=True)
@@ -338,7 +345,8 @@ def soak(mode: str, args: argparse.Namespace, profilegen: Path, gen: Path) -> bo
     print(f"{mode}: {args.changes} changes in {elapsed:.0f} s, {len(records.present)} record files at the end")
     print(f"  rebuild ms: median {statistics.median(times):.0f}, p90 {statistics.quantiles(times, n=10)[-1]:.0f}, max {max(times)}; {failures} failed")
     print("  VmRSS MB after changes: " + ", ".join(f"{n}: {kib / 1024:.1f}" for n, kib in samples))
-    print(f"  VmRSS after {args.early}: {early / 1024:.1f} MB; after {args.changes}: {last / 1024:.1f} MB; ratio {ratio:.2f} (limit {args.max_ratio}); peak (VmHWM) {peak / 1024:.1f} MB")
+    window = f"{args.early} changes" if args.early > 1 else "change"
+    print(f"  median VmRSS over the first {window}: {early / 1024:.1f} MB; over the last {window}: {last / 1024:.1f} MB; ratio {ratio:.2f} (limit {args.max_ratio}); peak (VmHWM) {peak / 1024:.1f} MB")
     print(f"  final site vs a clean build: {files} files, {len(wrong)} differences" + (f"; {served} fetched over HTTP" if served else ""))
     for problem in wrong[:20]:
         print(f"    {problem}")
