@@ -9,7 +9,6 @@ use super::OutputBuilder;
 use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{subject_name, Linker};
 use crate::plan::FeedKind;
-use crate::text_store::Text;
 
 /// Metadata of one page, for `base.html`'s `<head>`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -170,8 +169,9 @@ impl OutputBuilder<'_> {
         }))
     }
 
-    /// JSON-LD `ScholarlyArticle` for a paper page.
-    pub(super) fn article_jsonld(&self, id: PaperId) -> String {
+    /// JSON-LD `ScholarlyArticle` for a paper page, with the paper's abstract as plain
+    /// text (`clean_abstract`, read by the caller).
+    pub(super) fn article_jsonld(&self, id: PaperId, clean_abstract: Option<&str>) -> String {
         // Fields in name order, as a JSON object map would write them.
         #[derive(Serialize)]
         struct Article<'a> {
@@ -217,7 +217,6 @@ impl OutputBuilder<'_> {
         }
         let card = self.v.paper(id);
         let (paper, text) = (card.paper, card.text);
-        let abstract_text = text.abstract_text.as_ref().map(Text::load);
         script_safe_json(&Article {
             context: "https://schema.org",
             kind: "ScholarlyArticle",
@@ -230,7 +229,7 @@ impl OutputBuilder<'_> {
                     name: subject_name(code),
                 })
                 .collect(),
-            abstract_text: abstract_text.as_deref(),
+            abstract_text: clean_abstract,
             author: paper
                 .authors
                 .iter()
@@ -256,8 +255,9 @@ impl OutputBuilder<'_> {
         })
     }
 
-    /// Google Scholar's Highwire Press tags for a paper page, authors in the paper's order.
-    pub(super) fn citation_tags(&self, id: PaperId) -> Vec<MetaTag> {
+    /// Google Scholar's Highwire Press tags for a paper page, authors in the paper's
+    /// order, with its abstract as plain text (`clean_abstract`, read by the caller).
+    pub(super) fn citation_tags(&self, id: PaperId, clean_abstract: Option<&str>) -> Vec<MetaTag> {
         let card = self.v.paper(id);
         let (paper, text) = (card.paper, card.text);
         let mut tags = vec![MetaTag {
@@ -272,10 +272,10 @@ impl OutputBuilder<'_> {
             name: "citation_publication_date",
             content: paper.year.to_string(),
         });
-        if let Some(abstract_text) = &text.abstract_text {
+        if let Some(abstract_text) = clean_abstract {
             tags.push(MetaTag {
                 name: "citation_abstract",
-                content: abstract_text.load().to_string(),
+                content: abstract_text.to_string(),
             });
         }
         if !paper.subjects.is_empty() {

@@ -464,15 +464,16 @@ impl OutputBuilder<'_> {
     fn paper_item(&self, id: PaperId, linker: &Linker) -> PaperItem {
         let card = self.v.paper(id);
         let paper = card.paper;
+        let listed = listed_authors(paper);
         PaperItem {
             title_html: card.text.title_html.clone(),
             href: linker.href(card.path),
             year: paper.year,
-            authors: listed_authors(paper)
+            authors: listed
                 .iter()
                 .map(|&a| self.author_link(a, linker))
                 .collect(),
-            more_authors: paper.authors.len().saturating_sub(LIST_ITEM_AUTHORS),
+            more_authors: paper.authors.len() - listed.len(),
             subject: paper.subjects.first().cloned(),
         }
     }

@@ -35,10 +35,12 @@ impl OutputBuilder<'_> {
         let card = self.v.paper(id);
         let paper = card.paper;
         let text = card.text;
-        let description = text
-            .abstract_text
-            .as_ref()
-            .map(|a| snippet(&a.load(), DESCRIPTION_CHARS))
+        // Read once (it may be in a text store): the description, JSON-LD and
+        // `citation_abstract` each show it.
+        let clean_abstract = text.abstract_text.as_ref().map(Text::load);
+        let description = clean_abstract
+            .as_deref()
+            .map(|a| snippet(a, DESCRIPTION_CHARS))
             .unwrap_or_else(|| format!("{} ({})", text.title_text, paper.year));
         let site_path = card.path;
         let mut context = self.page(site_path, text.title_text.clone(), description, |linker| {
@@ -81,8 +83,8 @@ impl OutputBuilder<'_> {
         });
         let meta = &mut context.page.meta;
         meta.og_type = "article";
-        meta.tags = self.citation_tags(id);
-        meta.jsonld = Some(self.article_jsonld(id));
+        meta.tags = self.citation_tags(id, clean_abstract.as_deref());
+        meta.jsonld = Some(self.article_jsonld(id, clean_abstract.as_deref()));
         context
     }
 }
