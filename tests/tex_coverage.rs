@@ -218,8 +218,9 @@ fn site_tex_macros_give_author_macros_a_meaning_and_a_bad_one_is_reported_at_its
     assert!(run.stderr.contains(r"\mathcal{O}"), "{}", run.stderr);
 }
 
-/// Abstracts kept in a text store on disk (as a large site's are) give the same site,
-/// byte for byte, as abstracts kept in memory; the store leaves no file behind.
+/// Abstracts kept in a text store on disk (as a large site's are, whose build also has
+/// the allocator give freed memory back) give the same site, byte for byte, as
+/// abstracts kept in memory; the store leaves no file behind.
 #[test]
 fn abstracts_in_a_text_store_give_the_same_site_as_in_memory() {
     let sites = [Site::new(), Site::new()];

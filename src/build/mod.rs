@@ -297,16 +297,18 @@ fn text_store_min_bytes() -> usize {
         .unwrap_or(TEXT_STORE_MIN_BYTES)
 }
 
-/// Whether a build with `memo` whose abstracts total `abstract_bytes` puts them in a
-/// text store (see [`link`]).
-fn stores_texts(memo: &BuildMemo, abstract_bytes: usize, min_bytes: usize) -> bool {
+/// Whether a build with `memo` whose abstracts total `abstract_bytes` is a large
+/// one-off build, which saves memory at some cost in speed: its abstracts go to a text
+/// store and the allocator gives freed memory back (see [`link`]).
+fn builds_lean(memo: &BuildMemo, abstract_bytes: usize, min_bytes: usize) -> bool {
     !memo.is_long_running() && abstract_bytes >= min_bytes
 }
 
 /// Links the record files into the site graph (and frees them). In a one-off build
 /// whose papers' abstracts are large ([`TEXT_STORE_MIN_BYTES`]), they go to a text store
 /// in the build cache's folder (the system's temporary folder for `check`), out of
-/// memory. A long-running process keeps the parsed
+/// memory, and from then on the allocator gives freed memory back to the system
+/// ([`memo::give_back_freed_memory_from_now_on`]). A long-running process keeps the parsed
 /// records, and so the abstracts, in memory for its next build anyway: storing them
 /// would save nothing, write them all again on every rebuild, and leave the texts it
 /// reuses from earlier builds holding those builds' files.
@@ -318,8 +320,13 @@ fn link(
 ) -> SiteGraph {
     let rules = IdentityRules::of_site(&input.config, &input.bios);
     let mut graph = link_with(&input.records, &rules, &memo.link);
+    let lean = builds_lean(memo, graph.abstract_bytes(), text_store_min_bytes());
+    if lean {
+        // Before the records are freed, so that their memory goes back too.
+        memo::give_back_freed_memory_from_now_on();
+    }
     drop(std::mem::take(&mut input.records));
-    if stores_texts(memo, graph.abstract_bytes(), text_store_min_bytes()) {
+    if lean {
         // `check` writes nothing into the site, not even the cache folder.
         let dir = match options.write {
             true => options.root.join(cache::CACHE_DIR),
@@ -627,20 +634,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_one_off_builds_with_large_abstracts_store_them() {
+    fn only_one_off_builds_with_large_abstracts_build_lean() {
         let one_off = BuildMemo::default();
         let long_running = BuildMemo::long_running();
         let min = TEXT_STORE_MIN_BYTES;
-        assert!(stores_texts(&one_off, min, min), "at the threshold");
-        assert!(stores_texts(&one_off, 10 * min, min));
-        assert!(!stores_texts(&one_off, min - 1, min), "under it");
-        assert!(!stores_texts(&one_off, 0, min));
+        assert!(builds_lean(&one_off, min, min), "at the threshold");
+        assert!(builds_lean(&one_off, 10 * min, min));
+        assert!(!builds_lean(&one_off, min - 1, min), "under it");
+        assert!(!builds_lean(&one_off, 0, min));
         assert!(
-            stores_texts(&one_off, 0, 0),
+            builds_lean(&one_off, 0, 0),
             "a threshold of 0 stores every site's"
         );
         // `serve` and `build --watch` keep the parsed records' abstracts anyway.
-        assert!(!stores_texts(&long_running, 10 * min, min));
-        assert!(!stores_texts(&long_running, 0, 0));
+        assert!(!builds_lean(&long_running, 10 * min, min));
+        assert!(!builds_lean(&long_running, 0, 0));
     }
 }
