@@ -85,7 +85,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// binary calls it first). A rebuild in `build --watch` or `serve` uses about as much
 /// memory as the last one, and getting pages back from the system (which zeroes them)
 /// cost about 40 ms a rebuild on the benchmark site; [`MemoryCeiling`] bounds what is
-/// kept. A one-off build exits soon after anyway.
+/// kept. A one-off build exits soon after anyway (a large one gives freed memory back
+/// instead: [`give_back_freed_memory_from_now_on`]).
 pub fn keep_freed_memory() {
     // SAFETY: sets an integer option; mimalloc allows this at any time, from any thread.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
@@ -101,7 +102,7 @@ const MIMALLOC_PURGE_DELAY_MS: std::ffi::c_long = 10;
 /// next does not reuse in the same shape (the parsed records after linking, the search
 /// index's terms after it is written), and rendering on every thread leaves pages that
 /// each thread's heap keeps. Kept, that memory adds to the peak: at 500,000 papers it
-/// went from 2.62 to 1.89 GB with memory given back, in about the same wall time (the
+/// went from 2.60 to 1.98 GB with memory given back, in about the same wall time (the
 /// disk sets the pace there); at 100,000 papers on tmpfs, from about 560 to 450–520 MB,
 /// for about 10% more wall time (rendering takes longer: threads get pages back from the
 /// system, zeroed, instead of reusing their own). Giving memory back only at the ends of
