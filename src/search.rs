@@ -272,38 +272,48 @@ impl SearchMemo {
     }
 }
 
-/// The search documents: authors (by slug), then papers (by slug).
-fn search_docs(ix: &SiteIndex) -> Vec<SearchDoc> {
+/// The search documents numbered `docs`: authors (by slug), then papers (by slug).
+fn search_docs(ix: &SiteIndex, docs: Range<usize>) -> Vec<SearchDoc> {
     let graph = ix.graph;
     let linker = Linker::for_path("", ix.pretty);
-    let mut docs: Vec<SearchDoc> = graph
-        .authors
-        .iter()
-        .enumerate()
-        .map(|(id, author)| SearchDoc {
+    let authors = graph.authors.len();
+    let author_doc = |id: usize| {
+        let papers = graph.authors[id].papers.len();
+        SearchDoc {
             k: "a",
             t: ix.profiles[id].name.clone(),
             u: linker.href(&ix.author_paths[id]),
-            d: format!(
-                "{} paper{}",
-                author.papers.len(),
-                if author.papers.len() == 1 { "" } else { "s" }
-            ),
+            d: format!("{papers} paper{}", if papers == 1 { "" } else { "s" }),
+        }
+    };
+    let paper_doc = |id: usize| SearchDoc {
+        k: "p",
+        t: ix.paper_texts[id].title_text.clone(),
+        u: linker.href(&ix.paper_paths[id]),
+        d: format!(
+            "{} · {}",
+            ix.paper_author_names[id].join(", "),
+            graph.papers[id].year
+        ),
+    };
+    docs.map(|doc| match doc.checked_sub(authors) {
+        None => author_doc(doc),
+        Some(paper) => paper_doc(paper),
+    })
+    .collect()
+}
+
+/// The `search/docs-<n>.json` files' bytes, one chunk of [`DOCS_PER_CHUNK`] documents
+/// each, made in parallel; only one chunk's documents are held at a time on each thread.
+fn doc_chunks(ix: &SiteIndex, doc_count: usize) -> Vec<Vec<u8>> {
+    (0..doc_count.div_ceil(DOCS_PER_CHUNK))
+        .into_par_iter()
+        .map(|n| {
+            let start = n * DOCS_PER_CHUNK;
+            let docs = search_docs(ix, start..doc_count.min(start + DOCS_PER_CHUNK));
+            serde_json::to_vec(&docs).unwrap_or_default()
         })
-        .collect();
-    docs.extend(
-        graph
-            .papers
-            .iter()
-            .enumerate()
-            .map(|(id, paper)| SearchDoc {
-                k: "p",
-                t: ix.paper_texts[id].title_text.clone(),
-                u: linker.href(&ix.paper_paths[id]),
-                d: format!("{} · {}", ix.paper_author_names[id].join(", "), paper.year),
-            }),
-    );
-    docs
+        .collect()
 }
 
 impl SearchIndex {
@@ -374,14 +384,11 @@ impl SearchIndex {
         split_shards(&table.entries(), 0, 1, &mut shards);
         shards.sort_by(|a, b| a.0.cmp(&b.0));
 
-        let docs = search_docs(ix);
-        let chunks: Vec<Vec<u8>> = docs
-            .chunks(DOCS_PER_CHUNK)
-            .map(|chunk| serde_json::to_vec(chunk).unwrap_or_default())
-            .collect();
+        let doc_count = authors + graph.papers.len();
+        let chunks = doc_chunks(ix, doc_count);
         let meta = serde_json::to_vec(&json!({
             "version": 1,
-            "docs": docs.len(),
+            "docs": doc_count,
             "chunk": DOCS_PER_CHUNK,
             "shards": shards.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
         }))

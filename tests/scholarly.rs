@@ -664,6 +664,67 @@ fn search_index_finds_papers_by_title_word_and_ranks_titles_first() {
     );
 }
 
+/// The search documents come in files of `chunk` each: past a chunk's end the next file
+/// goes on, every author and every paper is listed once (authors first), and each links
+/// to its page.
+#[test]
+fn search_documents_fill_chunk_after_chunk_with_every_author_and_paper_once() {
+    let site = Site::new();
+    // 260 authors with 3 papers each, the third shared with the next author: 260
+    // authors and 520 papers, 780 documents, more than one chunk.
+    let title = |i: usize| format!("Chunked Result Number {i}");
+    for a in 0..260usize {
+        let own = [title(2 * a), title(2 * a + 1), title((2 * a + 2) % 520)];
+        let records: Vec<(u16, &str, &str, &str)> = own
+            .iter()
+            .map(|t| (2020, t.as_str(), "An abstract.", "cs.DL"))
+            .collect();
+        let name = format!("Author Number {a}");
+        site.file(
+            &format!("content/records/{a:03}.txt"),
+            record_file(&name, &records),
+        );
+    }
+    let run = site.run(&["build", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let meta: Value = serde_json::from_str(&site.output("search/meta.json")).unwrap();
+    let chunk = meta["chunk"].as_u64().unwrap() as usize;
+    let count = meta["docs"].as_u64().unwrap() as usize;
+    assert_eq!(count, 780);
+    assert!(chunk < count, "the site needs more than one chunk");
+    let mut docs: Vec<Value> = Vec::new();
+    for n in 0..count.div_ceil(chunk) {
+        let file: Value =
+            serde_json::from_str(&site.output(&format!("search/docs-{n}.json"))).unwrap();
+        let listed = file.as_array().unwrap();
+        assert_eq!(listed.len(), chunk.min(count - n * chunk), "docs-{n}.json");
+        docs.extend(listed.iter().cloned());
+    }
+    assert!(!site
+        .public()
+        .join(format!("search/docs-{}.json", count.div_ceil(chunk)))
+        .exists());
+    let kinds: String = docs.iter().map(|d| d["k"].as_str().unwrap()).collect();
+    assert_eq!(kinds, format!("{}{}", "a".repeat(260), "p".repeat(520)));
+    let mut titles: Vec<&str> = docs.iter().map(|d| d["t"].as_str().unwrap()).collect();
+    titles.sort_unstable();
+    titles.dedup();
+    assert_eq!(titles.len(), 780, "each document once");
+    for (i, doc) in docs.iter().enumerate() {
+        let href = doc["u"].as_str().unwrap();
+        let mut page = site.public().join(href.trim_start_matches('/'));
+        if href.ends_with('/') {
+            page.push("index.html");
+        }
+        assert!(page.is_file(), "document {i} links to {href}, no page");
+    }
+    let shared = docs
+        .iter()
+        .find(|d| d["t"] == title(2))
+        .expect("a shared paper");
+    assert_eq!(shared["d"], "Author Number 0, Author Number 1 · 2020");
+}
+
 #[test]
 fn feeds_list_the_newest_papers_up_to_the_feed_limit() {
     let site = Site::new();
