@@ -318,7 +318,10 @@ def soak(mode: str, args: argparse.Namespace, profilegen: Path, gen: Path) -> bo
             rss = rss_kib(pid)[0]
             if n == args.early or n % 100 == 0 or n == args.changes:
                 samples.append((n, rss))
-            (early_window if in_early else last_window if in_last else []).append(rss)
+            if in_early:
+                early_window.append(rss)
+            elif in_last:
+                last_window.append(rss)
     elapsed = time.monotonic() - began
     peak = rss_kib(pid)[1]
     early = statistics.median(early_window) if early_window else 0
