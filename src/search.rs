@@ -67,8 +67,9 @@ pub struct SearchIndex {
     /// The key of each `search/terms/<key>.json`, sorted, with the range of
     /// [`SearchIndex::terms`] it holds.
     shards: Vec<(String, Range<usize>)>,
-    /// Bytes of each `search/docs-<n>.json`.
-    chunks: Vec<Vec<u8>>,
+    /// The number of documents: `search/docs-<n>.json` files are made from the site's
+    /// index when asked for, a chunk of [`DOCS_PER_CHUNK`] at a time, rather than held.
+    doc_count: usize,
 }
 
 /// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
@@ -303,17 +304,12 @@ fn search_docs(ix: &SiteIndex, docs: Range<usize>) -> Vec<SearchDoc> {
     .collect()
 }
 
-/// The `search/docs-<n>.json` files' bytes, one chunk of [`DOCS_PER_CHUNK`] documents
-/// each, made in parallel; only one chunk's documents are held at a time on each thread.
-fn doc_chunks(ix: &SiteIndex, doc_count: usize) -> Vec<Vec<u8>> {
-    (0..doc_count.div_ceil(DOCS_PER_CHUNK))
-        .into_par_iter()
-        .map(|n| {
-            let start = n * DOCS_PER_CHUNK;
-            let docs = search_docs(ix, start..doc_count.min(start + DOCS_PER_CHUNK));
-            serde_json::to_vec(&docs).unwrap_or_default()
-        })
-        .collect()
+/// The bytes of `search/docs-<n>.json` (documents `n·DOCS_PER_CHUNK …` of `doc_count`),
+/// or `None` past the last chunk.
+fn doc_chunk(ix: &SiteIndex, n: usize, doc_count: usize) -> Option<Vec<u8>> {
+    let start = n.checked_mul(DOCS_PER_CHUNK).filter(|&s| s < doc_count)?;
+    let docs = search_docs(ix, start..doc_count.min(start + DOCS_PER_CHUNK));
+    Some(serde_json::to_vec(&docs).unwrap_or_default())
 }
 
 impl SearchIndex {
@@ -385,7 +381,6 @@ impl SearchIndex {
         shards.sort_by(|a, b| a.0.cmp(&b.0));
 
         let doc_count = authors + graph.papers.len();
-        let chunks = doc_chunks(ix, doc_count);
         let meta = serde_json::to_vec(&json!({
             "version": 1,
             "docs": doc_count,
@@ -397,7 +392,7 @@ impl SearchIndex {
             meta,
             terms: table,
             shards,
-            chunks,
+            doc_count,
         }
     }
 
@@ -411,12 +406,14 @@ impl SearchIndex {
                 .iter()
                 .map(|(k, _)| format!("search/terms/{k}.json")),
         );
-        files.extend((0..index.chunks.len()).map(|n| format!("search/docs-{n}.json")));
+        let chunks = index.doc_count.div_ceil(DOCS_PER_CHUNK);
+        files.extend((0..chunks).map(|n| format!("search/docs-{n}.json")));
         files
     }
 
-    /// The bytes of an index file, by its path under `search/`.
-    pub fn file(&self, path: &str) -> Vec<u8> {
+    /// The bytes of an index file, by its path under `search/`; `ix` is the site index
+    /// the search index was built from, whose documents the `docs-<n>.json` files list.
+    pub fn file(&self, ix: &SiteIndex, path: &str) -> Vec<u8> {
         let index = self;
         if path == "search/meta.json" {
             return index.meta.clone();
@@ -436,8 +433,8 @@ impl SearchIndex {
             .and_then(|p| p.strip_suffix(".json"))
             .and_then(|n| n.parse::<usize>().ok())
         {
-            if let Some(chunk) = index.chunks.get(n) {
-                return chunk.clone();
+            if let Some(chunk) = doc_chunk(ix, n, index.doc_count) {
+                return chunk;
             }
         }
         Vec::new()

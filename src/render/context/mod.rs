@@ -206,9 +206,11 @@ impl<'a> OutputMaker<'a> {
             OutputKind::PapersData => Output::Bytes(b.data_index(DataKind::Papers)),
             OutputKind::AuthorsShard(n) => Output::Bytes(b.authors_json(*n)),
             OutputKind::PapersShard(n) => Output::Bytes(b.papers_json(*n)),
-            OutputKind::SearchIndex(path) => {
-                Output::Bytes(self.search.get().map_or_else(Vec::new, |s| s.file(path)))
-            }
+            OutputKind::SearchIndex(path) => Output::Bytes(
+                self.search
+                    .get()
+                    .map_or_else(Vec::new, |s| s.file(self.ix, path)),
+            ),
             OutputKind::PaperCitation(id, format) => Output::Bytes(b.paper_citation(*id, *format)),
             OutputKind::AuthorCitations(id, format) => {
                 Output::Bytes(b.author_citations(*id, *format))
