@@ -129,12 +129,6 @@ impl SiteGraph {
         self.texts = store;
     }
 
-    /// The length of the papers' abstracts together, in bytes.
-    pub fn abstract_bytes(&self) -> usize {
-        let abstracts = self.papers.iter().filter_map(|p| p.abstract_text.as_ref());
-        abstracts.map(Text::len).sum()
-    }
-
     /// Number of papers listed by more than one author.
     pub fn shared_paper_count(&self) -> usize {
         self.papers.iter().filter(|p| p.authors.len() > 1).count()
@@ -164,9 +158,9 @@ impl SiteGraph {
 /// A paper being assembled from its copies.
 struct PaperGroup<'r> {
     title_key: u64,
-    /// The first abstract among the copies, compared as is first (copies are usually
-    /// byte-identical) ...
-    abstract_text: Option<&'r str>,
+    /// The first abstract among the copies, compared as the same shared copy first
+    /// (copies are usually that: see [`crate::records::TextPool`]) ...
+    abstract_text: Option<&'r Text>,
     /// ... and by its normalized key only when the bytes differ (computed on demand).
     abstract_key: Option<u64>,
     copies: Vec<Copy>,
@@ -192,7 +186,7 @@ fn group_records<'r>(
     for &(file_index, record_index) in records {
         let record = &files[file_index].records[record_index];
         let title_key = title_keys[file_index][record_index];
-        let abstract_text = record.abstract_text.as_deref();
+        let abstract_text = record.abstract_text.as_ref();
         let mut abstract_key = None;
         let bucket = buckets.entry((title_key, record.year)).or_default();
         let mut joined = None;
@@ -202,9 +196,9 @@ fn group_records<'r>(
                 continue;
             }
             let compatible = match (group.abstract_text, abstract_text) {
-                (Some(a), Some(b)) if a != b => {
-                    let theirs = *group.abstract_key.get_or_insert_with(|| text_key_hash(a));
-                    theirs == *abstract_key.get_or_insert_with(|| text_key_hash(b))
+                (Some(a), Some(b)) if !a.same_as(b) => {
+                    let theirs = *group.abstract_key.get_or_insert_with(|| abstract_key_of(a));
+                    theirs == *abstract_key.get_or_insert_with(|| abstract_key_of(b))
                 }
                 _ => true,
             };
@@ -239,6 +233,16 @@ fn group_records<'r>(
         }
     }
     groups
+}
+
+/// The key that abstracts `text_key`-equal to `text` share (see [`text_key_hash`]).
+fn abstract_key_of(text: &Text) -> u64 {
+    text_key_hash(&text.load())
+}
+
+/// The length of `text` in characters.
+fn chars(text: &Text) -> usize {
+    text.load().chars().count()
 }
 
 /// Work [`link_with`] can reuse from the previous build in the same process (see
@@ -443,7 +447,7 @@ fn paper_slugs(files: &[&RecordFile], groups: &[PaperGroup], memo: &LinkMemo) ->
             let g = &groups[i];
             let abstract_key = g
                 .abstract_key
-                .or_else(|| g.abstract_text.map(text_key_hash))
+                .or_else(|| g.abstract_text.map(abstract_key_of))
                 .unwrap_or(0);
             format!("{abstract_key:016x}-{:016x}", g.title_key)
         },
@@ -497,20 +501,19 @@ impl<'g> PaperCopies<'g> {
             .records
             .iter()
             .filter_map(|r| r.abstract_text.as_ref())
-            .fold(None::<&Arc<str>>, |best, a| match best {
-                Some(b) if b == a || b.chars().count() >= a.chars().count() => Some(b),
+            .fold(None::<&Text>, |best, a| match best {
+                Some(b) if b.same_as(a) || chars(b) >= chars(a) => Some(b),
                 _ => Some(a),
             })
             .cloned();
         let subjects = choose_subjects(&self.records);
-        let (notes, diagnostics) =
-            self.disagreements(paper_id, abstract_text.as_deref(), &subjects);
+        let (notes, diagnostics) = self.disagreements(paper_id, abstract_text.as_ref(), &subjects);
         let paper = Paper {
             slug,
             title: first.title.clone(),
             year: first.year,
             source: first.source.clone(),
-            abstract_text: abstract_text.map(Text::from),
+            abstract_text,
             subjects,
             authors,
             occurrences: self
@@ -531,7 +534,7 @@ impl<'g> PaperCopies<'g> {
     fn disagreements(
         &self,
         paper_id: PaperId,
-        abstract_text: Option<&str>,
+        abstract_text: Option<&Text>,
         subjects: &[String],
     ) -> (Vec<MergeNote>, Vec<Diagnostic>) {
         let copies = &self.records;
@@ -541,10 +544,14 @@ impl<'g> PaperCopies<'g> {
             let values = copies.iter().map(|r| Some(r.title.as_str())).collect();
             self.report(&mut found, paper_id, "title", values, &first.title);
         }
-        let mut present_abstracts = copies.iter().filter_map(|r| r.abstract_text.as_deref());
-        if present_abstracts.any(|a| Some(a) != abstract_text) {
-            let values = copies.iter().map(|r| r.abstract_text.as_deref()).collect();
-            let chosen = abstract_text.unwrap_or("");
+        let mut present_abstracts = copies.iter().filter_map(|r| r.abstract_text.as_ref());
+        if present_abstracts.any(|a| abstract_text.is_none_or(|chosen| !a.same_as(chosen))) {
+            let loaded: Vec<Option<Arc<str>>> = (copies.iter())
+                .map(|r| r.abstract_text.as_ref().map(Text::load))
+                .collect();
+            let values = loaded.iter().map(Option::as_deref).collect();
+            let chosen = abstract_text.map(Text::load);
+            let chosen = chosen.as_deref().unwrap_or("");
             self.report(&mut found, paper_id, "abstract", values, chosen);
         }
         if copies.iter().any(|r| r.subjects != first.subjects) {
@@ -697,7 +704,7 @@ mod tests {
             source: "arXiv".into(),
             year,
             title: title.into(),
-            abstract_text: abs.map(Arc::from),
+            abstract_text: abs.map(Text::from),
             subjects: vec![subject.into()],
             line: 9,
         }
@@ -768,6 +775,79 @@ mod tests {
         assert_eq!(graph.papers[0].title, "Mixture-of-Experts: A Study");
         let fields: Vec<&str> = graph.merge_notes.iter().map(|n| n.field).collect();
         assert_eq!(fields, ["title", "abstract"]);
+    }
+
+    #[test]
+    fn abstracts_in_a_text_store_link_as_in_memory() {
+        let files = || {
+            // 27 characters in 29 bytes.
+            let shared = Some("We study things — at length");
+            vec![
+                file(
+                    "a.txt",
+                    "A",
+                    vec![
+                        record("Mixture of Experts", 2020, shared, "cs.LG"),
+                        record("Notes", 2021, Some("One."), "cs.LG"),
+                        record("Untitled", 2022, None, "cs.LG"),
+                    ],
+                ),
+                file(
+                    "b.txt",
+                    "B",
+                    vec![
+                        // The longer variant (in characters, not bytes) is kept.
+                        record(
+                            "Mixture of Experts",
+                            2020,
+                            Some("We study things, at length!!"),
+                            "cs.LG",
+                        ),
+                        record("Notes", 2021, Some("Two."), "cs.LG"),
+                        record("Untitled", 2022, Some("Found later."), "cs.LG"),
+                    ],
+                ),
+                file(
+                    "c.txt",
+                    "C",
+                    vec![record("Mixture of Experts", 2020, shared, "cs.AI")],
+                ),
+            ]
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let linked = |pool: crate::records::TextPool| {
+            let mut files = files();
+            files.iter_mut().for_each(|f| f.share_texts(&pool));
+            assert_eq!(pool.stores(), pool.into_store().is_some());
+            link(&files)
+        };
+        let held = linked(crate::records::TextPool::default());
+        let stored = linked(crate::records::TextPool::storing_from(
+            0,
+            dir.path().to_path_buf(),
+        ));
+        assert_eq!(held.papers.len(), 4, "{:?}", held.papers);
+        assert_eq!(stored.papers, held.papers);
+        let notes = |g: &SiteGraph| format!("{:?}", g.merge_notes);
+        assert_eq!(notes(&stored), notes(&held));
+        assert!(
+            notes(&held).contains("chosen: \"We study things, at length!!\""),
+            "{}",
+            notes(&held)
+        );
+        let messages = |g: &SiteGraph| {
+            g.diagnostics
+                .iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(messages(&stored), messages(&held));
+        let merged = &held
+            .papers
+            .iter()
+            .find(|p| p.title == "Mixture of Experts")
+            .unwrap();
+        assert_eq!(merged.authors.len(), 3);
     }
 
     #[test]

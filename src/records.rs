@@ -9,10 +9,12 @@
 //! and column, reading on past it.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use crate::diagnostics::{Diagnostic, Location};
 use crate::hash::{content_hash, ByHash};
+use crate::text_store::{Text, TextStore};
 
 /// The arrow that ends a subject block (U+2197, the export's link to the source listing).
 pub const SUBJECT_ARROW: char = '\u{2197}';
@@ -42,7 +44,7 @@ pub struct Record {
     /// The abstract: paragraphs separated by a blank line (`"\n\n"`), or `None` when the
     /// record has none. Shared (not copied) by the paper it becomes and by its
     /// converted text when conversion leaves it as it is.
-    pub abstract_text: Option<Arc<str>>,
+    pub abstract_text: Option<Text>,
     /// The subject codes (usually exactly one), e.g. `cs.DC`. Empty when the record is
     /// missing its subject block.
     pub subjects: Vec<String>,
@@ -67,26 +69,73 @@ const POOL_SHARDS: usize = 16;
 /// One copy of each distinct abstract among the record files read in one build. A
 /// paper listed in several author files has the same abstract in each, and the copies
 /// would otherwise all be held until linking ends (they are most of a build's memory
-/// before the outputs are planned).
+/// before the outputs are planned). A pool made with [`TextPool::storing_from`] puts
+/// the copies in a [`TextStore`], out of memory, once the distinct abstracts it has
+/// seen total a number of bytes.
 #[derive(Default)]
 pub struct TextPool {
     /// By the text's hash, its one copy; a text whose hash another text has is not
     /// shared.
-    shards: [Mutex<ByHash<Arc<str>>>; POOL_SHARDS],
+    shards: [Mutex<ByHash<Text>>; POOL_SHARDS],
+    /// The length of the distinct texts seen so far, in bytes.
+    bytes: AtomicUsize,
+    /// From how many bytes of distinct texts on new ones go to the store, and where the
+    /// store's file goes (`None`: never).
+    store_from: Option<(usize, PathBuf)>,
+    /// The store, made when the first text goes to it.
+    store: OnceLock<TextStore>,
 }
 
 impl TextPool {
+    /// A pool whose copies go to a text store in `dir` (see [`TextStore::in_dir`]) once
+    /// the distinct texts seen total `min_bytes` or more: the texts seen until then
+    /// stay in memory.
+    pub fn storing_from(min_bytes: usize, dir: PathBuf) -> TextPool {
+        TextPool {
+            store_from: Some((min_bytes, dir)),
+            ..TextPool::default()
+        }
+    }
+
     /// The pool's copy of `text`, which becomes the copy if it has none.
-    pub fn share(&self, text: &Arc<str>) -> Arc<str> {
-        let hash = content_hash(text.as_bytes());
+    pub fn share(&self, text: &Text) -> Text {
+        let loaded = text.load();
+        let hash = content_hash(loaded.as_bytes());
         let shard = &self.shards[(hash % POOL_SHARDS as u64) as usize];
         let mut known = shard.lock().unwrap_or_else(|e| e.into_inner());
-        let copy = known.entry(hash).or_insert_with(|| Arc::clone(text));
-        if **copy == **text {
-            Arc::clone(copy)
-        } else {
-            Arc::clone(text)
+        match known.get(&hash) {
+            Some(copy) if copy.len() == loaded.len() && *copy.load() == *loaded => copy.clone(),
+            Some(_) => text.clone(),
+            None => {
+                let copy = self.first_copy(text, &loaded);
+                known.insert(hash, copy.clone());
+                copy
+            }
         }
+    }
+
+    /// The copy of a text seen for the first time (`loaded` is its content): `text`
+    /// itself, or the text put in the store once the distinct texts total enough.
+    fn first_copy(&self, text: &Text, loaded: &str) -> Text {
+        let total = self.bytes.fetch_add(loaded.len(), Ordering::Relaxed) + loaded.len();
+        match &self.store_from {
+            Some((min_bytes, dir)) if total >= *min_bytes => self
+                .store
+                .get_or_init(|| TextStore::in_dir(dir))
+                .put(loaded),
+            _ => text.clone(),
+        }
+    }
+
+    /// Whether the distinct texts seen total enough for the pool to store them (always
+    /// `false` for a pool that never stores).
+    pub fn stores(&self) -> bool {
+        self.store.get().is_some()
+    }
+
+    /// The store the pool's copies went to, if it made one.
+    pub fn into_store(self) -> Option<TextStore> {
+        self.store.into_inner()
     }
 }
 
@@ -621,7 +670,7 @@ impl<'a> Parser<'a, '_> {
                 abstract_text: if paragraphs.is_empty() {
                     None
                 } else {
-                    Some(Arc::from(paragraphs.join("\n\n")))
+                    Some(Text::from(paragraphs.join("\n\n")))
                 },
                 subjects,
                 line: record_line,
@@ -731,6 +780,10 @@ mod tests {
     use super::*;
     use crate::diagnostics::Severity;
 
+    fn abstract_of(record: &Record) -> Option<String> {
+        record.abstract_text.as_ref().map(|a| a.load().to_string())
+    }
+
     fn parse(text: &str) -> (Option<RecordFile>, Vec<Diagnostic>) {
         parse_record_file(Path::new("test.txt"), text.as_bytes())
     }
@@ -749,7 +802,7 @@ mod tests {
         assert_eq!((first.source.as_str(), first.year), ("arXiv", 2026));
         assert_eq!(first.title, "A Title");
         assert_eq!(
-            first.abstract_text.as_deref(),
+            abstract_of(first).as_deref(),
             Some("An abstract with $P_Z$ & <b>.")
         );
         assert_eq!(first.subjects, vec!["cs.DC"]);
@@ -770,15 +823,59 @@ mod tests {
         first.share_texts(&pool);
         second.share_texts(&pool);
         let text = |file: &RecordFile, i: usize| file.records[i].abstract_text.clone().unwrap();
-        assert!(Arc::ptr_eq(&text(&first, 0), &text(&second, 0)));
-        assert!(!Arc::ptr_eq(&text(&first, 1), &text(&second, 1)));
-        assert_eq!(&*text(&first, 1), "Second abstract.");
-        assert_eq!(&*text(&second, 1), "Another abstract.");
+        assert!(text(&first, 0).same_as(&text(&second, 0)));
+        assert!(!text(&first, 1).same_as(&text(&second, 1)));
+        assert_eq!(&*text(&first, 1).load(), "Second abstract.");
+        assert_eq!(&*text(&second, 1).load(), "Another abstract.");
         // Sharing is by content: a file parsed again gets the copy already held.
         let mut again = parse(GOOD).0.unwrap();
         again.share_texts(&pool);
-        assert!(Arc::ptr_eq(&text(&again, 1), &text(&first, 1)));
+        assert!(text(&again, 1).same_as(&text(&first, 1)));
         assert_eq!(again, first);
+        assert!(!pool.stores());
+        assert!(pool.into_store().is_none(), "a default pool never stores");
+    }
+
+    #[test]
+    fn a_storing_pool_stores_the_texts_from_its_threshold_on_and_shares_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = "An abstract with $P_Z$ & <b>.";
+        // The first abstract stays in memory, and the second reaches the threshold.
+        let min_bytes = first.len() + 1;
+        let pool = TextPool::storing_from(min_bytes, dir.path().to_path_buf());
+        let mut files: Vec<RecordFile> = (0..2).map(|_| parse(GOOD).0.unwrap()).collect();
+        files[0].share_texts(&pool);
+        assert!(pool.stores(), "{min_bytes} bytes reached");
+        files[1].share_texts(&pool);
+        let text = |file: usize, i: usize| files[file].records[i].abstract_text.clone().unwrap();
+        let store = pool.into_store().expect("a store");
+        assert!(store.on_disk());
+        assert!(text(0, 0).same_as(&text(1, 0)));
+        assert!(text(0, 1).same_as(&text(1, 1)));
+        assert_eq!(&*text(1, 1).load(), "Second abstract.");
+        assert_eq!(files[0], parse(GOOD).0.unwrap());
+        // A store made later keeps the held one, and not the stored one again.
+        let mut texts = [text(0, 0), text(0, 1)];
+        store.keep_all(texts.iter_mut());
+        assert!(
+            !texts[0].same_as(&text(0, 0)),
+            "the held text is now stored"
+        );
+        assert!(
+            texts[1].same_as(&text(0, 1)),
+            "the stored text stays as it is"
+        );
+        assert_eq!(&*texts[0].load(), first);
+    }
+
+    #[test]
+    fn a_pool_under_its_threshold_makes_no_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = TextPool::storing_from(1 << 20, dir.path().to_path_buf());
+        let mut file = parse(GOOD).0.unwrap();
+        file.share_texts(&pool);
+        assert!(!pool.stores());
+        assert!(pool.into_store().is_none());
     }
 
     #[test]
@@ -843,7 +940,7 @@ mod tests {
         let (file, diags) = parse(&text);
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(
-            file.unwrap().records[0].abstract_text.as_deref(),
+            abstract_of(&file.unwrap().records[0]).as_deref(),
             Some("An abstract with $P_Z$ & <b>.\n\nSecond paragraph.\n\nThird.")
         );
     }
@@ -991,7 +1088,7 @@ mod tests {
             "\u{1}\u{0}\n\nAn abstract with $P_Z$ & <b>.\n\n\u{7f}",
         );
         let (file, _) = parse(&text);
-        let abstract_text = file.unwrap().records[0].abstract_text.clone();
+        let abstract_text = abstract_of(&file.unwrap().records[0]);
         assert_eq!(
             abstract_text.as_deref(),
             Some("An abstract with $P_Z$ & <b>.")

@@ -18,6 +18,7 @@ use crate::ignore;
 use crate::records::{parse_record_file, RecordFile, TextPool};
 use crate::reuse::Reuse;
 use crate::slug::slugify;
+use crate::text_store::TextStore;
 
 /// Where a site's parts live, relative to its root.
 pub const RECORDS_DIR: &str = "content/records";
@@ -49,6 +50,9 @@ pub struct SiteInput {
     pub diagnostics: Vec<Diagnostic>,
     /// `(path relative to the root, hash of its bytes)` of every input file read.
     pub file_hashes: Vec<(String, u64)>,
+    /// The text store the records' abstracts went to, when the pool they were read
+    /// into stored them (see [`TextPool::storing_from`]).
+    pub abstracts_store: Option<TextStore>,
 }
 
 impl SiteInput {
@@ -69,9 +73,14 @@ impl SiteInput {
     }
 }
 
-/// Reads everything under a site root: configuration (fatal if broken), record files,
-/// bios, pages, template overrides and static files.
-pub fn read_site(root: &Path, reuse: &RecordReuse) -> Result<SiteInput, Diagnostic> {
+/// Reads everything under a site root: configuration (fatal if broken), record files
+/// (their abstracts shared through `pool`), bios, pages, template overrides and static
+/// files.
+pub fn read_site(
+    root: &Path,
+    reuse: &RecordReuse,
+    pool: TextPool,
+) -> Result<SiteInput, Diagnostic> {
     let mut input = SiteInput::default();
     let config_path = root.join(CONFIG_FILE);
     match fs::read(&config_path) {
@@ -93,8 +102,9 @@ pub fn read_site(root: &Path, reuse: &RecordReuse) -> Result<SiteInput, Diagnost
         }
     }
 
-    let (records, mut diagnostics, mut hashes) = read_records(root, reuse);
+    let (records, mut diagnostics, mut hashes) = read_records(root, reuse, &pool);
     input.records = records;
+    input.abstracts_store = pool.into_store();
     input.diagnostics.append(&mut diagnostics);
     input.file_hashes.append(&mut hashes);
 
@@ -216,11 +226,11 @@ type ReadRecords = (Vec<Arc<RecordFile>>, Vec<Diagnostic>, Vec<(String, u64)>);
 
 /// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
 /// path. Also returns each file's path (relative to the root) and the hash of its bytes.
-/// Files that list the same abstract share one copy of it ([`TextPool`]). A file
+/// Files that list the same abstract share one copy of it, `pool`'s. A file
 /// `reuse` holds with the same path and bytes is not parsed again, and one it
 /// holds with the same path, size and (old enough) modification time is not even read,
 /// unless the watcher reported it changed.
-pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
+pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRecords {
     let RecordReuse {
         parsed,
         stamps,
@@ -261,7 +271,6 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
         Vec<Diagnostic>,
         Option<(String, u64)>,
     );
-    let pool = TextPool::default();
     let results: Vec<Parsed> = paths
         .par_iter()
         .map(|path| {
@@ -279,7 +288,7 @@ pub fn read_records(root: &Path, reuse: &RecordReuse) -> ReadRecords {
                     let file = parsed.get_or(key, || {
                         let (mut file, diagnostics) = parse_record_file(display, &bytes);
                         if let Some(file) = &mut file {
-                            file.share_texts(&pool);
+                            file.share_texts(pool);
                         }
                         ParsedRecordFile {
                             file: file.map(Arc::new),
@@ -484,7 +493,7 @@ mod tests {
     }
 
     fn titles(root: &Path, reuse: &RecordReuse) -> Vec<String> {
-        let (files, _, _) = read_records(root, reuse);
+        let (files, _, _) = read_records(root, reuse, &TextPool::default());
         files
             .iter()
             .flat_map(|f| f.records.iter().map(|r| r.title.clone()))

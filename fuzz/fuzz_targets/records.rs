@@ -51,8 +51,8 @@ fn check_file(file: &RecordFile, lines: usize) {
         );
         assert!(!record.title.is_empty() && !record.title.contains('\n'));
         assert!(clean(&record.title), "{:?}", record.title);
-        if let Some(abstract_text) = &record.abstract_text {
-            assert!(!abstract_text.is_empty() && clean(abstract_text));
+        if let Some(abstract_text) = record.abstract_text.as_ref().map(|a| a.load()) {
+            assert!(!abstract_text.is_empty() && clean(&abstract_text));
             assert!(!abstract_text.contains("\n\n\n"));
         }
         for code in &record.subjects {

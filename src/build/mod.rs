@@ -31,10 +31,10 @@ use crate::plan::redirects::SlugHistory;
 use crate::plan::{
     plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, PlannedOutput, SitePlan,
 };
+use crate::records::TextPool;
 use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
-use crate::text_store::TextStore;
 use previous::{updated_outputs, KeptOutputs, PreviousBuild};
 use report::Gathered;
 
@@ -101,7 +101,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
 pub fn link_site(options: &BuildOptions) -> Result<SiteGraph, BuildFailure> {
     let mut memo = BuildMemo::default();
     let (mut input, mut gathered) = load(options, &options.output_dir(), &mut memo)?;
-    Ok(link(options, &mut input, &memo, &mut gathered))
+    Ok(link(&mut input, &memo, &mut gathered))
 }
 
 /// [`build`], reusing what the previous build in this process left in `memo` (and
@@ -145,7 +145,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let intact_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
 
-    let graph = link(options, &mut input, memo, &mut gathered);
+    let graph = link(&mut input, memo, &mut gathered);
     timings.mark(if graph.texts.on_disk() {
         "link (stored)"
     } else {
@@ -232,8 +232,12 @@ fn load(
     memo: &mut BuildMemo,
 ) -> Result<(SiteInput, Gathered), BuildFailure> {
     let save_failure = memo.saved.wait();
+    let pool = match lean_from_bytes(memo) {
+        Some(min_bytes) => TextPool::storing_from(min_bytes, text_store_dir(options)),
+        None => TextPool::default(),
+    };
     let mut input =
-        read_site(&options.root, &memo.records).map_err(|d| Gathered::default().fail(d))?;
+        read_site(&options.root, &memo.records, pool).map_err(|d| Gathered::default().fail(d))?;
     let mut gathered = Gathered(std::mem::take(&mut input.diagnostics));
     gathered
         .0
@@ -297,42 +301,42 @@ fn text_store_min_bytes() -> usize {
         .unwrap_or(TEXT_STORE_MIN_BYTES)
 }
 
-/// Whether a build with `memo` whose abstracts total `abstract_bytes` is a large
-/// one-off build, which saves memory at some cost in speed: its abstracts go to a text
-/// store and the allocator gives freed memory back (see [`link`]).
-fn builds_lean(memo: &BuildMemo, abstract_bytes: usize, min_bytes: usize) -> bool {
-    !memo.is_long_running() && abstract_bytes >= min_bytes
+/// From how many bytes of distinct abstracts a build with `memo` is a large one-off
+/// build, which saves memory at some cost in speed: its abstracts go to a text store as
+/// they are read, once they total that much, and the allocator gives freed memory back
+/// (see [`link`]). `None` for a long-running process (`serve`, `build --watch`): it
+/// keeps the parsed records for its next build anyway, so storing their abstracts
+/// would save nothing, write them all again on every rebuild, and leave the records it
+/// reuses holding earlier builds' files.
+fn lean_from_bytes(memo: &BuildMemo) -> Option<usize> {
+    (!memo.is_long_running()).then(text_store_min_bytes)
 }
 
-/// Links the record files into the site graph (and frees them). In a one-off build
-/// whose papers' abstracts are large ([`TEXT_STORE_MIN_BYTES`]), they go to a text store
-/// in the build cache's folder (the system's temporary folder for `check`), out of
-/// memory, and from then on the allocator gives freed memory back to the system
-/// ([`memo::give_back_freed_memory_from_now_on`]). A long-running process keeps the parsed
-/// records, and so the abstracts, in memory for its next build anyway: storing them
-/// would save nothing, write them all again on every rebuild, and leave the texts it
-/// reuses from earlier builds holding those builds' files.
-fn link(
-    options: &BuildOptions,
-    input: &mut SiteInput,
-    memo: &BuildMemo,
-    gathered: &mut Gathered,
-) -> SiteGraph {
+/// Where a build's text store puts its file: the build cache's folder, or the system's
+/// temporary folder for `check`, which writes nothing into the site.
+fn text_store_dir(options: &BuildOptions) -> PathBuf {
+    match options.write {
+        true => options.root.join(cache::CACHE_DIR),
+        false => std::env::temp_dir(),
+    }
+}
+
+/// Links the record files into the site graph (and frees them). In a large one-off
+/// build ([`lean_from_bytes`]), whose abstracts reading put in a text store, out of
+/// memory, the graph's papers keep theirs there too, and from then on the allocator
+/// gives freed memory back to the system ([`memo::give_back_freed_memory_from_now_on`]).
+fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> SiteGraph {
     let rules = IdentityRules::of_site(&input.config, &input.bios);
     let mut graph = link_with(&input.records, &rules, &memo.link);
-    let lean = builds_lean(memo, graph.abstract_bytes(), text_store_min_bytes());
-    if lean {
+    let store = input.abstracts_store.take();
+    if store.is_some() {
         // Before the records are freed, so that their memory goes back too.
         memo::give_back_freed_memory_from_now_on();
     }
     drop(std::mem::take(&mut input.records));
-    if lean {
-        // `check` writes nothing into the site, not even the cache folder.
-        let dir = match options.write {
-            true => options.root.join(cache::CACHE_DIR),
-            false => std::env::temp_dir(),
-        };
-        graph.store_texts(TextStore::in_dir(&dir));
+    if let Some(store) = store {
+        // The abstracts read before the store was started are still in memory.
+        graph.store_texts(store);
     }
     gathered.0.extend(graph.diagnostics.iter().cloned());
     graph
@@ -634,20 +638,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_one_off_builds_with_large_abstracts_build_lean() {
+    fn only_one_off_builds_build_lean() {
         let one_off = BuildMemo::default();
-        let long_running = BuildMemo::long_running();
-        let min = TEXT_STORE_MIN_BYTES;
-        assert!(builds_lean(&one_off, min, min), "at the threshold");
-        assert!(builds_lean(&one_off, 10 * min, min));
-        assert!(!builds_lean(&one_off, min - 1, min), "under it");
-        assert!(!builds_lean(&one_off, 0, min));
-        assert!(
-            builds_lean(&one_off, 0, 0),
-            "a threshold of 0 stores every site's"
-        );
+        assert_eq!(lean_from_bytes(&one_off), Some(text_store_min_bytes()));
         // `serve` and `build --watch` keep the parsed records' abstracts anyway.
-        assert!(!builds_lean(&long_running, 10 * min, min));
-        assert!(!builds_lean(&long_running, 0, 0));
+        assert_eq!(lean_from_bytes(&BuildMemo::long_running()), None);
     }
 }
