@@ -50,7 +50,7 @@ use crate::tex::letters::{letter_command, symbol_accent};
 use crate::tex::lex::{dollar_in_lenient_name, MathDelimiter, Spanned, Token, Tokens};
 
 /// What a citation needs to know about one paper. Strings are as in the record files.
-#[derive(Debug, Clone, Copy, Hash)]
+#[derive(Debug, Clone, Hash)]
 pub struct CitationInput<'a> {
     /// Citation key, as made by [`citation_keys`]. Characters other than ASCII letters,
     /// digits and `- _ : . / +` are dropped from it in the outputs.
@@ -60,7 +60,7 @@ pub struct CitationInput<'a> {
     /// The same title as clean plain text (TeX already converted).
     pub title_text: &'a str,
     /// Display names of the site's authors, in order ("Zhongbo Zhu", "Łukasz Nowak").
-    pub authors: &'a [String],
+    pub authors: Vec<&'a str>,
     /// Year of the record; 0 means unknown.
     pub year: u16,
     /// Source token, e.g. "arXiv" or "bioRxiv".
@@ -945,7 +945,7 @@ mod tests {
                 key: &self.key,
                 title: &self.title,
                 title_text: &self.title_text,
-                authors: &self.authors,
+                authors: self.authors.iter().map(String::as_str).collect(),
                 year: self.year,
                 source: &self.source,
                 subjects: &self.subjects,

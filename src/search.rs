@@ -293,7 +293,7 @@ fn search_docs(ix: &SiteIndex, docs: Range<usize>) -> Vec<SearchDoc> {
         u: linker.href(&ix.paper_paths[id]),
         d: format!(
             "{} · {}",
-            ix.paper_author_names[id].join(", "),
+            ix.paper_author_names(id).join(", "),
             graph.papers[id].year
         ),
     };
@@ -338,7 +338,7 @@ impl SearchIndex {
                 .iter()
                 .map(|code| format!("{code} {}", subject_name(code)))
                 .collect();
-            let names = ix.paper_author_names[id].join(" ");
+            let names = ix.paper_author_names(id).join(" ");
             let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
             fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
             fields.push((&names, WEIGHT_TEXT));

@@ -28,7 +28,7 @@ fuzz_target!(|papers: Vec<Paper>| {
             key: &paper.key,
             title: &paper.title,
             title_text: &paper.title_text,
-            authors: &paper.authors,
+            authors: paper.authors.iter().map(String::as_str).collect(),
             year: paper.year,
             source: &paper.source,
             subjects: &paper.subjects,

@@ -15,7 +15,7 @@ use super::{PageKind, PlanInput, RESERVED_SEGMENTS};
 use crate::config::{ExportsMode, SiteConfig};
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
-use crate::graph::{AuthorId, PaperId, SiteGraph};
+use crate::graph::{AuthorId, Paper, PaperId, SiteGraph};
 
 /// Everything the outputs of a site are made from.
 pub struct SiteIndex<'a> {
@@ -43,8 +43,6 @@ pub struct SiteIndex<'a> {
     pub paper_urls: Vec<String>,
     /// Title and abstract of each paper as HTML and as clean text, by paper id.
     pub paper_texts: Vec<Arc<PaperText>>,
-    /// Display names of each paper's authors, by paper id.
-    pub paper_author_names: Vec<Vec<String>>,
     /// Citation key of each paper, by paper id.
     pub citation_keys: Vec<String>,
     /// The authors by the first letter of their family name, A to Z, then `#` (names
@@ -117,10 +115,11 @@ pub fn inline_author_lists(
     graph: &SiteGraph,
     config: &SiteConfig,
     texts: &[Arc<PaperText>],
-    names: &[Vec<String>],
+    profiles: &[Profile],
 ) -> Vec<bool> {
     let entry = |p: PaperId| {
-        let name_bytes: usize = names[p].iter().map(|n| LIST_NAME_BYTES + n.len()).sum();
+        let names = author_names(&graph.papers[p], profiles);
+        let name_bytes: usize = names.iter().map(|n| LIST_NAME_BYTES + n.len()).sum();
         LIST_ENTRY_BYTES + texts[p].title_text.len() + name_bytes
     };
     graph
@@ -130,6 +129,16 @@ pub fn inline_author_lists(
             config.exports == ExportsMode::Inline
                 && a.papers.iter().map(|&p| entry(p)).sum::<usize>() <= INLINE_LIST_BYTES
         })
+        .collect()
+}
+
+/// The display names of `paper`'s authors, in order (from their `profiles`, by author
+/// id): made when asked for rather than kept for every paper.
+pub fn author_names<'p>(paper: &Paper, profiles: &'p [Profile]) -> Vec<&'p str> {
+    paper
+        .authors
+        .iter()
+        .map(|&a| profiles[a].name.as_str())
         .collect()
 }
 
@@ -157,20 +166,9 @@ impl<'a> SiteIndex<'a> {
             let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
             pb.year.cmp(&pa.year).then_with(|| pa.slug.cmp(&pb.slug))
         });
-        let paper_author_names: Vec<Vec<String>> = graph
-            .papers
-            .iter()
-            .map(|p| {
-                p.authors
-                    .iter()
-                    .map(|&a| profiles[a].name.clone())
-                    .collect()
-            })
-            .collect();
-        let citation_keys = citation_keys(graph, &paper_author_names, &paper_texts);
+        let citation_keys = citation_keys(graph, &profiles, &paper_texts);
         let author_letters = author_letters(&profiles);
-        let author_lists_inline =
-            inline_author_lists(graph, config, &paper_texts, &paper_author_names);
+        let author_lists_inline = inline_author_lists(graph, config, &paper_texts, &profiles);
         let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
         let author_paths: Vec<String> = graph.authors.iter().map(author_path).collect();
         let (redirects, slug_history) =
@@ -192,7 +190,6 @@ impl<'a> SiteIndex<'a> {
             paper_paths,
             paper_urls,
             paper_texts,
-            paper_author_names,
             citation_keys,
             author_letters,
             author_lists_inline,
@@ -226,6 +223,11 @@ impl<'a> SiteIndex<'a> {
     /// letter (see [`super::AUTHORS_ON_ONE_PAGE`]).
     pub fn splits_authors_index(&self) -> bool {
         self.graph.authors.len() > super::AUTHORS_ON_ONE_PAGE
+    }
+
+    /// The display names of paper `id`'s authors, in order.
+    pub fn paper_author_names(&self, id: PaperId) -> Vec<&str> {
+        author_names(&self.graph.papers[id], &self.profiles)
     }
 
     /// The URL a site path is published at (see [`public_url`]).
@@ -356,11 +358,7 @@ fn family_sort_key(name: &str) -> String {
 }
 
 /// Each paper's citation key, unique across the site.
-fn citation_keys(
-    graph: &SiteGraph,
-    author_names: &[Vec<String>],
-    texts: &[Arc<PaperText>],
-) -> Vec<String> {
+fn citation_keys(graph: &SiteGraph, profiles: &[Profile], texts: &[Arc<PaperText>]) -> Vec<String> {
     crate::cite::citation_keys(
         &graph
             .papers
@@ -368,7 +366,7 @@ fn citation_keys(
             .enumerate()
             .map(|(id, p)| {
                 (
-                    author_names[id].first().map(String::as_str),
+                    p.authors.first().map(|&a| profiles[a].name.as_str()),
                     p.year,
                     texts[id].title_text.as_str(),
                     p.slug.as_str(),

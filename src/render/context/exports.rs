@@ -159,7 +159,7 @@ impl OutputBuilder<'_> {
             key: card.citation_key,
             title: &paper.title,
             title_text: &text.title_text,
-            authors: card.author_names,
+            authors: card.author_names(),
             year: paper.year,
             source: &paper.source,
             subjects: &paper.subjects,

@@ -264,9 +264,9 @@ impl OutputBuilder<'_> {
             name: "citation_title",
             content: text.title_text.clone(),
         }];
-        tags.extend(card.author_names.iter().map(|name| MetaTag {
+        tags.extend(card.author_names().into_iter().map(|name| MetaTag {
             name: "citation_author",
-            content: name.clone(),
+            content: name.to_string(),
         }));
         tags.push(MetaTag {
             name: "citation_publication_date",

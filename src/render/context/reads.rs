@@ -358,8 +358,15 @@ pub struct PaperCard<'a> {
     pub url: &'a str,
     /// Its citation key.
     pub citation_key: &'a str,
+    /// The site's profiles, by author id, for its authors' names.
+    profiles: &'a [Profile],
+}
+
+impl<'a> PaperCard<'a> {
     /// Its authors' display names, in order.
-    pub author_names: &'a [String],
+    pub fn author_names(&self) -> Vec<&'a str> {
+        crate::plan::index::author_names(self.paper, self.profiles)
+    }
 }
 
 /// One author, as a builder may read them.
@@ -448,7 +455,7 @@ impl<'a> View<'a> {
             path: &ix.paper_paths[id],
             url: &ix.paper_urls[id],
             citation_key: &ix.citation_keys[id],
-            author_names: &ix.paper_author_names[id],
+            profiles: &ix.profiles,
         }
     }
 
