@@ -70,7 +70,7 @@ pub struct CitationInput<'a> {
     /// Abstract as clean plain text.
     pub abstract_text: Option<&'a str>,
     /// Absolute URL of the paper's page on the site, when known.
-    pub url: Option<&'a str>,
+    pub url: Option<String>,
     /// BCP 47 language tag, e.g. "en".
     pub language: &'a str,
 }
@@ -120,7 +120,7 @@ pub fn bibtex_entry(c: &CitationInput) -> String {
             fields.push(("abstract", value));
         }
     }
-    if let Some(url) = c.url {
+    if let Some(url) = &c.url {
         let value = clean_url(url);
         if !value.is_empty() {
             fields.push(("url", value));
@@ -170,7 +170,7 @@ pub fn ris_entry(c: &CitationInput) -> String {
     for subject in clean_list(c.subjects) {
         ris_line(&mut out, "KW", &subject);
     }
-    if let Some(url) = c.url {
+    if let Some(url) = &c.url {
         ris_line(&mut out, "UR", &clean_url(url));
     }
     let source = clean_text(c.source);
@@ -229,7 +229,10 @@ pub fn csl_item(c: &CitationInput) -> Value {
 
     let optional = [
         ("abstract", c.abstract_text.map(clean_text)),
-        ("URL", c.url.map(|url| Cow::Owned(clean_url(url)))),
+        (
+            "URL",
+            c.url.as_deref().map(|url| Cow::Owned(clean_url(url))),
+        ),
         (
             "keyword",
             Some(Cow::Owned(clean_list(c.subjects).join(", "))),
@@ -950,7 +953,7 @@ mod tests {
                 source: &self.source,
                 subjects: &self.subjects,
                 abstract_text: self.abstract_text.as_deref(),
-                url: self.url.as_deref(),
+                url: self.url.clone(),
                 language: &self.language,
             }
         }

@@ -33,7 +33,7 @@ fuzz_target!(|papers: Vec<Paper>| {
             source: &paper.source,
             subjects: &paper.subjects,
             abstract_text: paper.abstract_text.as_deref(),
-            url: paper.url.as_deref(),
+            url: paper.url.clone(),
             language: &paper.language,
         };
         check_bibtex(&bibtex_entry(&input));

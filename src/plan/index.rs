@@ -39,8 +39,6 @@ pub struct SiteIndex<'a> {
     pub author_paths: Vec<String>,
     /// Site path of each paper page, by paper id.
     pub paper_paths: Vec<String>,
-    /// Public URL of each paper page (absolute with a base URL), by paper id.
-    pub paper_urls: Vec<String>,
     /// Title and abstract of each paper as HTML and as clean text, by paper id.
     pub paper_texts: Vec<Arc<PaperText>>,
     /// Citation key of each paper, by paper id.
@@ -173,10 +171,6 @@ impl<'a> SiteIndex<'a> {
         let author_paths: Vec<String> = graph.authors.iter().map(author_path).collect();
         let (redirects, slug_history) =
             plan_redirects(graph, &author_paths, &paper_paths, input.history);
-        let paper_urls = paper_paths
-            .iter()
-            .map(|path| public_url(config, path))
-            .collect();
         let mut index = SiteIndex {
             graph,
             config,
@@ -188,7 +182,6 @@ impl<'a> SiteIndex<'a> {
             newest,
             author_paths,
             paper_paths,
-            paper_urls,
             paper_texts,
             citation_keys,
             author_letters,

@@ -112,7 +112,7 @@ impl OutputBuilder<'_> {
             #[serde(rename = "abstract")]
             abstract_text: Option<&'a str>,
             authors: Vec<&'a str>,
-            url: &'a str,
+            url: String,
         }
         let v = &self.v;
         let shard = v.paper_shard(n);
@@ -134,7 +134,7 @@ impl OutputBuilder<'_> {
                     subjects: &p.subjects,
                     abstract_text: abstract_text.as_deref(),
                     authors: p.authors.iter().map(|&a| v.author(a).slug).collect(),
-                    url: card.url,
+                    url: card.url(),
                 }
             })
             .collect();
@@ -164,7 +164,7 @@ impl OutputBuilder<'_> {
             source: &paper.source,
             subjects: &paper.subjects,
             abstract_text,
-            url: config.base_url.is_some().then_some(card.url),
+            url: config.base_url.is_some().then(|| card.url()),
             language: &config.language,
         }
     }

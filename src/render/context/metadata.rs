@@ -193,7 +193,7 @@ impl OutputBuilder<'_> {
             keywords: Option<String>,
             name: &'a str,
             publisher: Organization<'a>,
-            url: &'a str,
+            url: String,
         }
         #[derive(Serialize)]
         struct Thing<'a> {
@@ -251,7 +251,7 @@ impl OutputBuilder<'_> {
                 kind: "Organization",
                 name: &paper.source,
             },
-            url: card.url,
+            url: card.url(),
         })
     }
 
@@ -295,7 +295,7 @@ impl OutputBuilder<'_> {
         });
         tags.push(MetaTag {
             name: "citation_abstract_html_url",
-            content: card.url.to_string(),
+            content: card.url(),
         });
         tags
     }

@@ -15,6 +15,7 @@
 
 use rayon::prelude::*;
 
+use crate::config::SiteConfig;
 use crate::graph::{Author, AuthorId, Paper, PaperId};
 use crate::plan::profiles::Profile;
 use crate::plan::texts::PaperText;
@@ -354,15 +355,21 @@ pub struct PaperCard<'a> {
     pub text: &'a PaperText,
     /// Its site path.
     pub path: &'a str,
-    /// Its public URL.
-    pub url: &'a str,
     /// Its citation key.
     pub citation_key: &'a str,
     /// The site's profiles, by author id, for its authors' names.
     profiles: &'a [Profile],
+    /// The site's configuration, for its URL.
+    config: &'a SiteConfig,
 }
 
 impl<'a> PaperCard<'a> {
+    /// Its public URL (absolute with a base URL): made when asked for rather than kept
+    /// for every paper.
+    pub fn url(&self) -> String {
+        crate::plan::paths::public_url(self.config, self.path)
+    }
+
     /// Its authors' display names, in order.
     pub fn author_names(&self) -> Vec<&'a str> {
         crate::plan::index::author_names(self.paper, self.profiles)
@@ -453,9 +460,9 @@ impl<'a> View<'a> {
             paper: &ix.graph.papers[id],
             text: &ix.paper_texts[id],
             path: &ix.paper_paths[id],
-            url: &ix.paper_urls[id],
             citation_key: &ix.citation_keys[id],
             profiles: &ix.profiles,
+            config: ix.config,
         }
     }
 
