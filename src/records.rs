@@ -869,13 +869,26 @@ mod tests {
     }
 
     #[test]
-    fn a_pool_under_its_threshold_makes_no_store() {
+    fn a_pool_stores_from_the_text_that_reaches_its_threshold_on() {
         let dir = tempfile::tempdir().unwrap();
-        let pool = TextPool::storing_from(1 << 20, dir.path().to_path_buf());
-        let mut file = parse(GOOD).0.unwrap();
-        file.share_texts(&pool);
-        assert!(!pool.stores());
-        assert!(pool.into_store().is_none());
+        // The two distinct abstracts of `GOOD`, each read twice.
+        let total = "An abstract with $P_Z$ & <b>.".len() + "Second abstract.".len();
+        let stores = |min_bytes: usize| {
+            let pool = TextPool::storing_from(min_bytes, dir.path().to_path_buf());
+            for _ in 0..2 {
+                parse(GOOD).0.unwrap().share_texts(&pool);
+            }
+            let stored = pool.stores();
+            assert_eq!(stored, pool.into_store().is_some());
+            stored
+        };
+        assert!(stores(total), "at the threshold");
+        assert!(
+            !stores(total + 1),
+            "under it: a copy seen again does not count"
+        );
+        assert!(stores(0));
+        assert!(!stores(1 << 20));
     }
 
     #[test]

@@ -288,9 +288,10 @@ fn require_records(
 }
 
 /// Abstracts that total less than this many bytes stay in memory rather than go to a
-/// text store: a small site saves little memory by it, and each read back of a stored
-/// text is a system call (on a 10,000-paper site, 12 MB of abstracts, storing them made
-/// a fresh build about 8% slower). `PROFILEGEN_TEXT_STORE_MIN_BYTES` overrides it.
+/// text store (on a larger site, the abstracts read after this many bytes go to it):
+/// a small site saves little memory by it, and each read back of a stored text is a
+/// system call (on a 10,000-paper site, 12 MB of abstracts, storing them made a fresh
+/// build about 8% slower). `PROFILEGEN_TEXT_STORE_MIN_BYTES` overrides it.
 const TEXT_STORE_MIN_BYTES: usize = 64 << 20;
 
 /// [`TEXT_STORE_MIN_BYTES`], or `PROFILEGEN_TEXT_STORE_MIN_BYTES` when that is a number.
