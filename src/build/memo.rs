@@ -98,7 +98,7 @@ const MIMALLOC_PURGE_DELAY_MS: std::ffi::c_long = 10;
 
 /// Tells mimalloc to give freed memory back to the system shortly after it is freed, as
 /// it does unless told otherwise (undoing [`keep_freed_memory`]). For a large one-off
-/// build (see `build::builds_lean`): its stages each free large structures that the
+/// build (see `build::lean_from_bytes`): its stages each free large structures that the
 /// next does not reuse in the same shape (the parsed records after linking, the search
 /// index's terms after it is written), and rendering on every thread leaves pages that
 /// each thread's heap keeps. Kept, that memory adds to the peak: at 500,000 papers it
