@@ -132,7 +132,7 @@ pub fn inline_author_lists(
 
 /// The display names of `paper`'s authors, in order (from their `profiles`, by author
 /// id): made when asked for rather than kept for every paper.
-pub fn author_names<'p>(paper: &Paper, profiles: &'p [Profile]) -> Vec<&'p str> {
+fn author_names<'p>(paper: &Paper, profiles: &'p [Profile]) -> Vec<&'p str> {
     paper
         .authors
         .iter()

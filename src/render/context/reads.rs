@@ -15,7 +15,6 @@
 
 use rayon::prelude::*;
 
-use crate::config::SiteConfig;
 use crate::graph::{Author, AuthorId, Paper, PaperId};
 use crate::plan::profiles::Profile;
 use crate::plan::texts::PaperText;
@@ -357,22 +356,21 @@ pub struct PaperCard<'a> {
     pub path: &'a str,
     /// Its citation key.
     pub citation_key: &'a str,
-    /// The site's profiles, by author id, for its authors' names.
-    profiles: &'a [Profile],
-    /// The site's configuration, for its URL.
-    config: &'a SiteConfig,
+    /// The paper's id and the index it is in, for what is made when asked for.
+    id: PaperId,
+    ix: &'a SiteIndex<'a>,
 }
 
 impl<'a> PaperCard<'a> {
     /// Its public URL (absolute with a base URL): made when asked for rather than kept
     /// for every paper.
     pub fn url(&self) -> String {
-        crate::plan::paths::public_url(self.config, self.path)
+        self.ix.public_url(self.path)
     }
 
     /// Its authors' display names, in order.
     pub fn author_names(&self) -> Vec<&'a str> {
-        crate::plan::index::author_names(self.paper, self.profiles)
+        self.ix.paper_author_names(self.id)
     }
 }
 
@@ -461,8 +459,8 @@ impl<'a> View<'a> {
             text: &ix.paper_texts[id],
             path: &ix.paper_paths[id],
             citation_key: &ix.citation_keys[id],
-            profiles: &ix.profiles,
-            config: ix.config,
+            id,
+            ix,
         }
     }
 
