@@ -22,7 +22,7 @@
 # 2,500,000 papers, extrapolated from 500,000 (everything grows in proportion; not
 # measured): about 220 GB and 18 M inodes, or 115 GB and 9 M inodes without the copy.
 # The fresh build's peak memory was 1.98 GB at 500,000 papers (about 4.0 KB a paper);
-# `profilegen check` of 2,500,000 papers peaked at over 9 GB (measured 2026-12-02).
+# `profilegen check` of 2,500,000 papers peaked at 7.36 GB (measured 2026-12-02).
 #
 # Before each size the script checks free space and inodes with df: without room for the
 # corpus it skips the size; without room for the output it measures `profilegen check` on
