@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
@@ -64,7 +65,11 @@ fn author_identity(author: &Author) -> u64 {
 /// The identity of a paper across builds: its record files, year and abstract.
 fn paper_identity(paper: &Paper) -> u64 {
     let mut files: Vec<_> = paper.occurrences.iter().map(|o| &o.path).collect();
-    files.sort();
+    // Linking lists the occurrences in file path order already; sorting only when they
+    // are not saves comparing paths component by component.
+    if !files.is_sorted() {
+        files.sort();
+    }
     files.dedup();
     let mut bytes = Vec::new();
     bytes.extend_from_slice(&paper.year.to_le_bytes());
@@ -91,8 +96,10 @@ pub fn plan_redirects(
     for (id, path) in paper_paths.iter().enumerate() {
         target_of_path.insert(path, RedirectTarget::Paper(id));
     }
-    let author_identities: Vec<u64> = graph.authors.iter().map(author_identity).collect();
-    let paper_identities: Vec<u64> = graph.papers.iter().map(paper_identity).collect();
+    // In parallel: a paper's identity hashes its abstract's key, read from the text store
+    // in a large build.
+    let author_identities: Vec<u64> = graph.authors.par_iter().map(author_identity).collect();
+    let paper_identities: Vec<u64> = graph.papers.par_iter().map(paper_identity).collect();
 
     let mut redirects: BTreeMap<String, RedirectTarget> = BTreeMap::new();
     let mut add = |from: String, to: RedirectTarget| {
