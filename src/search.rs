@@ -7,8 +7,12 @@
 //!   [`MAX_SHARD_BYTES`]; `<key>-` holds the terms that are exactly the split prefix),
 //!   each with its postings `[doc, weight, doc, weight, …]`. Few, mid-sized shards keep
 //!   the number of files that change when the site changes small;
-//! * `search/docs-<n>.json`: documents `n·DOCS_PER_CHUNK …`: kind, title, link, and a
-//!   line of detail.
+//! * `search/docs-<n>.json`: the documents whose ids are `n·IDS_PER_CHUNK …`, by id:
+//!   kind, title, link, and a line of detail.
+//!
+//! A document's id follows from its slug ([`DocIds`]), not from its place among the
+//! others, so a new author or paper changes the files that hold its own terms and its
+//! own chunk, not every file after it.
 //!
 //! Terms are lowercase words of author names, titles, subjects and abstracts, both as
 //! written and transliterated to ASCII (`Łukasz` gives `łukasz` and `lukasz`), so either
@@ -28,8 +32,14 @@ use crate::plan::SiteIndex;
 use crate::reuse::Reuse;
 use crate::text_store::Text;
 
-/// Documents per `docs-<n>.json` file.
-pub const DOCS_PER_CHUNK: usize = 500;
+/// Ids per `docs-<n>.json` file: with ids spread over two to four times as many as the
+/// documents ([`ID_SPACE_PER_DOC`]), 256 to 512 documents a file.
+pub const IDS_PER_CHUNK: usize = 2048;
+/// Each kind of document (authors, papers) has ids for at least this many times as many
+/// documents as it has, rounded up to a power of two: sparse enough that a document's
+/// id is almost always the slot its slug hashes to, so that ids stay put when documents
+/// come and go.
+const ID_SPACE_PER_DOC: usize = 4;
 /// A shard bigger than this is split by one more character.
 pub const MAX_SHARD_BYTES: usize = 300_000;
 /// Abstract-only terms found in more than this share of the papers are left out (they
@@ -67,9 +77,10 @@ pub struct SearchIndex {
     /// The key of each `search/terms/<key>.json`, sorted, with the range of
     /// [`SearchIndex::terms`] it holds.
     shards: Vec<(String, Range<usize>)>,
-    /// The number of documents: `search/docs-<n>.json` files are made from the site's
-    /// index when asked for, a chunk of [`DOCS_PER_CHUNK`] at a time, rather than held.
-    doc_count: usize,
+    /// Each document's id, with the document, sorted by id: `search/docs-<n>.json`
+    /// files are made from the site's index when asked for, a chunk of
+    /// [`IDS_PER_CHUNK`] ids at a time, rather than held.
+    by_id: Vec<(u32, u32)>,
 }
 
 /// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
@@ -273,8 +284,9 @@ impl SearchMemo {
     }
 }
 
-/// The search documents numbered `docs`: authors (by slug), then papers (by slug).
-fn search_docs(ix: &SiteIndex, docs: Range<usize>) -> Vec<SearchDoc> {
+/// The search documents numbered `docs` (in the site's order: authors by slug, then
+/// papers by slug).
+fn search_docs(ix: &SiteIndex, docs: impl Iterator<Item = usize>) -> Vec<SearchDoc> {
     let graph = ix.graph;
     let linker = Linker::for_path("", ix.pretty);
     let authors = graph.authors.len();
@@ -304,12 +316,106 @@ fn search_docs(ix: &SiteIndex, docs: Range<usize>) -> Vec<SearchDoc> {
     .collect()
 }
 
-/// The bytes of `search/docs-<n>.json` (documents `n·DOCS_PER_CHUNK …` of `doc_count`),
-/// or `None` past the last chunk.
-fn doc_chunk(ix: &SiteIndex, n: usize, doc_count: usize) -> Option<Vec<u8>> {
-    let start = n.checked_mul(DOCS_PER_CHUNK).filter(|&s| s < doc_count)?;
-    let docs = search_docs(ix, start..doc_count.min(start + DOCS_PER_CHUNK));
-    Some(serde_json::to_vec(&docs).unwrap_or_default())
+/// The bytes of `search/docs-<n>.json`: an object of the documents whose ids are in
+/// chunk `n`, by id (`by_id` is every document's id and number, sorted by id); `None`
+/// for a chunk without documents.
+fn doc_chunk(ix: &SiteIndex, n: usize, by_id: &[(u32, u32)]) -> Option<Vec<u8>> {
+    let start = n.checked_mul(IDS_PER_CHUNK)?;
+    let end = start.saturating_add(IDS_PER_CHUNK);
+    let first = by_id.partition_point(|&(id, _)| (id as usize) < start);
+    let last = by_id.partition_point(|&(id, _)| (id as usize) < end);
+    let chunk = &by_id[first..last];
+    if chunk.is_empty() {
+        return None;
+    }
+    let docs = search_docs(ix, chunk.iter().map(|&(_, doc)| doc as usize));
+    let mut bytes = b"{".to_vec();
+    for (i, (&(id, _), doc)) in chunk.iter().zip(&docs).enumerate() {
+        if i > 0 {
+            bytes.push(b',');
+        }
+        bytes.extend_from_slice(format!("\"{id}\":").as_bytes());
+        bytes.extend_from_slice(&serde_json::to_vec(doc).unwrap_or_default());
+    }
+    bytes.push(b'}');
+    Some(bytes)
+}
+
+/// Ids for search documents that stay put when other documents come and go: each kind
+/// (authors, papers) has a range of ids, a power of two at least [`ID_SPACE_PER_DOC`]
+/// times its number of documents (authors first); a document takes the slot its slug
+/// hashes to, or, when an earlier one in slug order has it, the next free one. So a new
+/// document moves only the few whose slots it takes, and the ids change all at once
+/// only when a kind's range doubles or halves.
+#[derive(Debug, Default)]
+struct DocIds {
+    /// Each document's id, in the site's order (authors by slug, then papers by slug).
+    ids: Vec<u32>,
+}
+
+impl DocIds {
+    /// The ids of documents of two kinds, each kind's slugs in order.
+    fn of<'s>(
+        authors: impl ExactSizeIterator<Item = &'s str>,
+        papers: impl ExactSizeIterator<Item = &'s str>,
+    ) -> DocIds {
+        let mut ids = Vec::with_capacity(authors.len() + papers.len());
+        let author_space = id_space(authors.len());
+        place_in_slots(authors, 0, author_space, &mut ids);
+        let paper_space = id_space(papers.len());
+        place_in_slots(papers, author_space, paper_space, &mut ids);
+        DocIds { ids }
+    }
+}
+
+/// The first free slot at or after `slot` in a table of "next free slot" links (see
+/// [`place_in_slots`]), shortening the links it follows to point at it.
+fn first_free(next: &mut [u32], slot: usize) -> usize {
+    let mut free = slot;
+    while next[free] as usize != free {
+        free = next[free] as usize;
+    }
+    let mut walk = slot;
+    while walk != free {
+        let following = next[walk] as usize;
+        next[walk] = free as u32;
+        walk = following;
+    }
+    free
+}
+
+/// Every document's id and number, sorted by id.
+fn by_id(doc_ids: DocIds) -> Vec<(u32, u32)> {
+    let ids = doc_ids.ids.into_iter().enumerate();
+    let mut by_id: Vec<(u32, u32)> = ids.map(|(doc, id)| (id, doc as u32)).collect();
+    by_id.sort_unstable();
+    by_id
+}
+
+/// The ids a kind with `count` documents has.
+fn id_space(count: usize) -> usize {
+    (count.max(1) * ID_SPACE_PER_DOC).next_power_of_two()
+}
+
+/// Gives each slug, in order, the id `base + slot`: the slot its slug hashes to among
+/// `space` (a power of two), or the next free one after it (wrapping). Free slots are
+/// found through a table of "next free slot" links shortened as they are followed, so
+/// slugs that hash alike cost no more than others.
+fn place_in_slots<'s>(
+    slugs: impl Iterator<Item = &'s str>,
+    base: usize,
+    space: usize,
+    ids: &mut Vec<u32>,
+) {
+    // next[s] == s: slot s is free; otherwise a slot at or before the next free one.
+    let mut next: Vec<u32> = (0..space as u32).collect();
+    let mask = space - 1;
+    for slug in slugs {
+        let hashed = crate::hash::content_hash(slug.as_bytes()) as usize & mask;
+        let slot = first_free(&mut next, hashed);
+        next[slot] = ((slot + 1) & mask) as u32;
+        ids.push((base + slot) as u32);
+    }
 }
 
 impl SearchIndex {
@@ -357,6 +463,12 @@ impl SearchIndex {
                 .collect()
         };
         let (mut flat, starts) = postings(authors + graph.papers.len(), doc_terms);
+        let doc_ids = DocIds::of(
+            graph.authors.iter().map(|a| a.slug.as_str()),
+            graph.papers.iter().map(|p| p.slug.as_str()),
+        );
+        flat.par_iter_mut()
+            .for_each(|p| *p = p.renumbered(doc_ids.ids[p.number() as usize]));
 
         let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
         let mut terms = term_ranges(&starts, &numbers);
@@ -382,9 +494,9 @@ impl SearchIndex {
 
         let doc_count = authors + graph.papers.len();
         let meta = serde_json::to_vec(&json!({
-            "version": 1,
+            "version": 2,
             "docs": doc_count,
-            "chunk": DOCS_PER_CHUNK,
+            "chunk": IDS_PER_CHUNK,
             "shards": shards.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
         }))
         .unwrap_or_default();
@@ -392,7 +504,7 @@ impl SearchIndex {
             meta,
             terms: table,
             shards,
-            doc_count,
+            by_id: by_id(doc_ids),
         }
     }
 
@@ -406,8 +518,11 @@ impl SearchIndex {
                 .iter()
                 .map(|(k, _)| format!("search/terms/{k}.json")),
         );
-        let chunks = index.doc_count.div_ceil(DOCS_PER_CHUNK);
-        files.extend((0..chunks).map(|n| format!("search/docs-{n}.json")));
+        let mut chunks: Vec<usize> = (index.by_id.iter())
+            .map(|&(id, _)| id as usize / IDS_PER_CHUNK)
+            .collect();
+        chunks.dedup();
+        files.extend(chunks.iter().map(|n| format!("search/docs-{n}.json")));
         files
     }
 
@@ -433,7 +548,7 @@ impl SearchIndex {
             .and_then(|p| p.strip_suffix(".json"))
             .and_then(|n| n.parse::<usize>().ok())
         {
-            if let Some(chunk) = doc_chunk(ix, n, index.doc_count) {
+            if let Some(chunk) = doc_chunk(ix, n, &index.by_id) {
                 return chunk;
             }
         }
@@ -754,6 +869,69 @@ fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    #[test]
+    fn document_ids_are_distinct_authors_first_and_stay_put_when_one_is_added() {
+        let slugs = |prefix: &str, n: usize| -> Vec<String> {
+            (0..n).map(|i| format!("{prefix}-{i:05}")).collect()
+        };
+        let authors = slugs("author", 300);
+        let papers = slugs("paper", 1000);
+        let ids_of = |authors: &[String], papers: &[String]| {
+            let a = authors.iter().map(String::as_str);
+            DocIds::of(a, papers.iter().map(String::as_str)).ids
+        };
+        let ids = ids_of(&authors, &papers);
+        assert_eq!(ids.len(), 1300);
+        // Authors' ids are below 300 · 4 rounded up to 2048; papers' from there.
+        assert!(ids[..300].iter().all(|&id| id < 2048));
+        assert!(ids[300..]
+            .iter()
+            .all(|&id| (2048..2048 + 4096).contains(&id)));
+        let mut distinct = ids.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 1300);
+        assert_eq!(
+            ids,
+            ids_of(&authors, &papers),
+            "the same slugs, the same ids"
+        );
+
+        // One more paper, in the middle of the slug order.
+        let mut more = papers.clone();
+        more.insert(500, "paper-00499a".to_string());
+        let grown = ids_of(&authors, &more);
+        let kept = (grown[..800].iter().chain(&grown[801..]))
+            .zip(&ids)
+            .filter(|(a, b)| a == b)
+            .count();
+        assert!(kept >= 1298, "only {kept} of 1300 ids stayed");
+    }
+
+    #[test]
+    fn a_taken_slot_leads_to_the_next_free_one_wrapping() {
+        // Slots 1, 2, 3 and 7 of 8 are taken, as placing does it: each links to the
+        // slot after it.
+        let mut next: Vec<u32> = vec![0, 2, 3, 4, 4, 5, 6, 0];
+        assert_eq!(first_free(&mut next, 1), 4);
+        // The links followed now lead straight to the free slot.
+        assert_eq!(&next[1..4], &[4, 4, 4]);
+        assert_eq!(first_free(&mut next, 7), 0, "past the end: the first slot");
+        assert_eq!(first_free(&mut next, 5), 5);
+        // Fifty documents hashing to slot 60 of 64 take the slots from it on, one
+        // each, wrapping past the end.
+        let mut next: Vec<u32> = (0..64).collect();
+        let taken: Vec<usize> = (0..50)
+            .map(|_| {
+                let slot = first_free(&mut next, 60);
+                next[slot] = ((slot + 1) % 64) as u32;
+                slot
+            })
+            .collect();
+        let expected: Vec<usize> = (60..64).chain(0..46).collect();
+        assert_eq!(taken, expected);
+    }
 
     #[test]
     fn colliding_hashes_keep_each_term_once() {

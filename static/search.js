@@ -54,7 +54,9 @@
     var prefix = hex(chars.slice(0, 4).join(""));
     return keys.filter(function (k) { return k.indexOf(prefix) === 0; });
   }
-  // doc -> best weight among the terms starting with `word`.
+  // doc -> best weight among the terms starting with `word`, in the order the documents
+  // are first met (terms in order, each term's postings best first, then in the site's
+  // order: authors, then papers, each by slug), which ranks equal scores.
   function matches(word, keys) {
     return Promise.all(shardsFor(word, keys).map(function (k) {
       return fetchJson("terms/" + k + ".json");
@@ -101,8 +103,9 @@
             else total.set(doc, score + other);
           });
         }
+        // A stable sort: equal scores keep the order the first word met them in.
         var ranked = Array.from(total.entries()).sort(function (a, b) {
-          return b[1] - a[1] || a[0] - b[0];
+          return b[1] - a[1];
         });
         var top = ranked.slice(0, MAX_RESULTS).map(function (e) { return e[0]; });
         var chunks = Array.from(new Set(top.map(function (d) { return Math.floor(d / m.chunk); })));
@@ -112,7 +115,7 @@
             chunks.forEach(function (c, i) { byChunk[c] = loaded[i]; });
             return {
               total: ranked.length,
-              docs: top.map(function (d) { return byChunk[Math.floor(d / m.chunk)][d % m.chunk]; })
+              docs: top.map(function (d) { return byChunk[Math.floor(d / m.chunk)][d]; })
             };
           });
       });

@@ -606,7 +606,7 @@ fn search_index_finds_papers_by_title_word_and_ranks_titles_first() {
         let docs: Value =
             serde_json::from_str(&site.output(&format!("search/docs-{}.json", id / chunk)))
                 .unwrap();
-        docs[id % chunk].clone()
+        docs[id.to_string()].clone()
     };
     // The shard of a word: the hex of its longest prefix that names a shard.
     let postings = |word: &str| -> Vec<(usize, u64)> {
@@ -664,11 +664,12 @@ fn search_index_finds_papers_by_title_word_and_ranks_titles_first() {
     );
 }
 
-/// The search documents come in files of `chunk` each: past a chunk's end the next file
-/// goes on, every author and every paper is listed once (authors first), and each links
-/// to its page.
+/// The search documents come in files of `chunk` ids each, keyed by id: every author
+/// and every paper is listed once, authors' ids before papers', each in the file of its
+/// id, and each links to its page. Ids follow from slugs: another author leaves the
+/// other documents' ids as they were.
 #[test]
-fn search_documents_fill_chunk_after_chunk_with_every_author_and_paper_once() {
+fn search_documents_fill_chunks_by_id_with_every_author_and_paper_once() {
     let site = Site::new();
     // 260 authors with 3 papers each, the third shared with the next author: 260
     // authors and 520 papers, 780 documents, more than one chunk.
@@ -685,25 +686,43 @@ fn search_documents_fill_chunk_after_chunk_with_every_author_and_paper_once() {
             record_file(&name, &records),
         );
     }
+    let docs_by_id = || -> Vec<(u64, Value)> {
+        let meta: Value = serde_json::from_str(&site.output("search/meta.json")).unwrap();
+        let chunk = meta["chunk"].as_u64().unwrap();
+        let mut docs: Vec<(u64, Value)> = Vec::new();
+        for (path, bytes) in site.output_tree() {
+            let Some(n) = path
+                .strip_prefix("search/docs-")
+                .and_then(|p| p.strip_suffix(".json"))
+            else {
+                continue;
+            };
+            let n: u64 = n.parse().unwrap();
+            let file: serde_json::Map<String, Value> = serde_json::from_slice(&bytes).unwrap();
+            assert!(!file.is_empty(), "{path} lists no document");
+            for (id, doc) in file {
+                let id: u64 = id.parse().unwrap();
+                assert_eq!(id / chunk, n, "document {id} is in {path}");
+                docs.push((id, doc));
+            }
+        }
+        docs.sort_by_key(|(id, _)| *id);
+        assert_eq!(meta["docs"].as_u64().unwrap() as usize, docs.len());
+        docs
+    };
     let run = site.run(&["build", "--quiet"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let meta: Value = serde_json::from_str(&site.output("search/meta.json")).unwrap();
-    let chunk = meta["chunk"].as_u64().unwrap() as usize;
-    let count = meta["docs"].as_u64().unwrap() as usize;
-    assert_eq!(count, 780);
-    assert!(chunk < count, "the site needs more than one chunk");
-    let mut docs: Vec<Value> = Vec::new();
-    for n in 0..count.div_ceil(chunk) {
-        let file: Value =
-            serde_json::from_str(&site.output(&format!("search/docs-{n}.json"))).unwrap();
-        let listed = file.as_array().unwrap();
-        assert_eq!(listed.len(), chunk.min(count - n * chunk), "docs-{n}.json");
-        docs.extend(listed.iter().cloned());
-    }
-    assert!(!site
-        .public()
-        .join(format!("search/docs-{}.json", count.div_ceil(chunk)))
-        .exists());
+    let by_id = docs_by_id();
+    assert_eq!(by_id.len(), 780);
+    let files = |site: &Site| -> Vec<(String, Vec<u8>)> {
+        let tree = site.output_tree().into_iter();
+        let index = |p: &str| p.starts_with("search/") && p.ends_with(".json");
+        tree.filter(|(p, _)| index(p)).collect()
+    };
+    let before = files(&site);
+    let chunks = before.iter().filter(|(p, _)| p.contains("docs-")).count();
+    assert!(chunks > 1, "the site needs more than one chunk");
+    let docs: Vec<Value> = by_id.iter().map(|(_, d)| d.clone()).collect();
     let kinds: String = docs.iter().map(|d| d["k"].as_str().unwrap()).collect();
     assert_eq!(kinds, format!("{}{}", "a".repeat(260), "p".repeat(520)));
     let mut titles: Vec<&str> = docs.iter().map(|d| d["t"].as_str().unwrap()).collect();
@@ -723,6 +742,56 @@ fn search_documents_fill_chunk_after_chunk_with_every_author_and_paper_once() {
         .find(|d| d["t"] == title(2))
         .expect("a shared paper");
     assert_eq!(shared["d"], "Author Number 0, Author Number 1 · 2020");
+
+    // A new author with a new paper: the others keep their ids (but for the rare one
+    // whose slot a newcomer takes), and a search file changes only when it lists a
+    // newcomer: a terms file with a posting of one, a documents file with one.
+    let ids = |by_id: &[(u64, Value)]| -> std::collections::HashMap<String, u64> {
+        let titles = by_id
+            .iter()
+            .map(|(id, d)| (d["t"].as_str().unwrap().to_string(), *id));
+        titles.collect()
+    };
+    let old_ids = ids(&by_id);
+    site.file(
+        "content/records/zzz.txt",
+        record_file(
+            "Zed Newcomer",
+            &[(2021, "Quokka Zebra Yodel", "An abstract.", "cs.DL")],
+        ),
+    );
+    let run = site.run(&["build", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let new_ids = ids(&docs_by_id());
+    assert_eq!(new_ids.len(), 782);
+    let moved = old_ids.iter().filter(|(t, id)| new_ids[*t] != **id).count();
+    assert!(moved <= 2, "{moved} documents moved");
+    let newcomers: Vec<u64> = (new_ids.iter())
+        .filter(|(t, id)| old_ids.get(*t) != Some(id))
+        .map(|(_, id)| *id)
+        .collect();
+    assert!(newcomers.len() >= 2);
+    let after = files(&site);
+    let mut unchanged_terms = 0;
+    for (path, bytes) in &after {
+        if before.iter().any(|(p, b)| p == path && b == bytes) {
+            unchanged_terms += usize::from(path.starts_with("search/terms/"));
+            continue;
+        }
+        let file: serde_json::Map<String, Value> = serde_json::from_slice(bytes).unwrap();
+        let lists_a_newcomer = if path.starts_with("search/terms/") {
+            let postings = file.values().flat_map(|p| p.as_array().unwrap().chunks(2));
+            postings
+                .map(|p| p[0].as_u64().unwrap())
+                .any(|doc| newcomers.contains(&doc))
+        } else if path.contains("docs-") {
+            (file.keys()).any(|id| newcomers.contains(&id.parse().unwrap()))
+        } else {
+            path == "search/meta.json"
+        };
+        assert!(lists_a_newcomer, "{path} changed but lists no newcomer");
+    }
+    assert!(unchanged_terms > 0, "some terms file is unchanged");
 }
 
 #[test]
