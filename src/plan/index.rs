@@ -72,14 +72,19 @@ pub fn sitemap_paths(ix: &SiteIndex) -> Vec<String> {
 }
 
 /// About how many items a shard of the site's data holds (a few megabytes of papers).
-pub const DATA_SHARD_SIZE: usize = 5000;
+pub const DATA_SHARD_SIZE: usize = 1000;
 
-/// Splits items, by their slugs, into shards of about [`DATA_SHARD_SIZE`] (at least
-/// one shard), each in slug order. An item's shard is a hash of its slug, so that a new
-/// item changes one shard rather than moving every later one; the number of shards
-/// changes only when the number of items passes a multiple of the shard size.
+/// Splits items, by their slugs, into shards of [`DATA_SHARD_SIZE`] or fewer (half as
+/// many on average; at least one shard), each in slug order. An item's shard is a hash
+/// of its slug, so that a new item changes one shard rather than moving every later
+/// one. The number of shards is a power of two, so it changes only when the number of
+/// items passes a power of two times the shard size, and then each shard splits in two.
 pub fn data_shards<'s>(slugs: impl ExactSizeIterator<Item = &'s str>) -> Vec<Vec<usize>> {
-    let count = slugs.len().div_ceil(DATA_SHARD_SIZE).max(1);
+    let count = slugs
+        .len()
+        .div_ceil(DATA_SHARD_SIZE)
+        .max(1)
+        .next_power_of_two();
     let mut shards: Vec<Vec<(&str, usize)>> = vec![Vec::new(); count];
     for (id, slug) in slugs.enumerate() {
         let shard = crate::hash::content_hash(slug.as_bytes()) % count as u64;
@@ -399,30 +404,38 @@ mod tests {
     #[test]
     fn data_shards_hold_every_item_once_in_slug_order_and_a_new_item_moves_no_other() {
         assert_eq!(data_shards(std::iter::empty()), vec![Vec::<usize>::new()]);
-        let slugs: Vec<String> = (0..12_001).map(|i| format!("paper-{i}")).collect();
+        let slugs: Vec<String> = (0..3_001).map(|i| format!("paper-{i}")).collect();
         let shards = data_shards(slugs.iter().map(String::as_str));
-        assert_eq!(shards.len(), 3, "12,001 items: three shards of about 5,000");
+        assert_eq!(shards.len(), 4, "3,001 items: four shards of about 750");
         let mut all: Vec<usize> = shards.concat();
         all.sort_unstable();
-        assert_eq!(all, (0..12_001).collect::<Vec<_>>());
+        assert_eq!(all, (0..3_001).collect::<Vec<_>>());
         for shard in &shards {
-            assert!((3_500..4_500).contains(&shard.len()), "{}", shard.len());
+            assert!((600..900).contains(&shard.len()), "{}", shard.len());
             assert!(shard.windows(2).all(|w| slugs[w[0]] < slugs[w[1]]));
         }
         // One more item joins one shard; the others keep their items.
         let mut more = slugs.clone();
         more.push("paper-new".into());
         let after = data_shards(more.iter().map(String::as_str));
-        let changed = (0..3).filter(|&i| after[i] != shards[i]).count();
+        let changed = (0..4).filter(|&i| after[i] != shards[i]).count();
         assert_eq!(changed, 1);
-        assert_eq!(
-            data_shards(slugs[..5_000].iter().map(String::as_str)).len(),
-            1
-        );
-        assert_eq!(
-            data_shards(slugs[..5_001].iter().map(String::as_str)).len(),
-            2
-        );
+        // The number of shards doubles when the items pass a power of two thousands,
+        // and each shard splits in two.
+        let shards_of = |n: usize| data_shards(slugs[..n].iter().map(String::as_str));
+        assert_eq!(shards_of(1_000).len(), 1);
+        assert_eq!(shards_of(1_001).len(), 2);
+        assert_eq!(shards_of(2_000).len(), 2);
+        assert_eq!(shards_of(2_001).len(), 4);
+        assert_eq!(shards_of(3_001).len(), 4);
+        let (two, four) = (shards_of(2_000), shards_of(2_001));
+        for (i, shard) in two.iter().enumerate() {
+            let halves: Vec<usize> = four[i].iter().chain(&four[i + 2]).copied().collect();
+            assert!(
+                shard.iter().all(|id| halves.contains(id)),
+                "shard {i} split in two"
+            );
+        }
     }
 
     #[test]
