@@ -10,7 +10,7 @@
 //! * `search/docs-<n>.json`: the documents whose ids are `n·IDS_PER_CHUNK …`, by id:
 //!   kind, title, link, and a line of detail.
 //!
-//! A document's id follows from its slug ([`DocIds`]), not from its place among the
+//! A document's id follows from its slug (see `DocIds`), not from its place among the
 //! others, so a new author or paper changes the files that hold its own terms and its
 //! own chunk, not every file after it.
 //!
@@ -33,7 +33,7 @@ use crate::reuse::Reuse;
 use crate::text_store::Text;
 
 /// Ids per `docs-<n>.json` file: with ids spread over two to four times as many as the
-/// documents ([`ID_SPACE_PER_DOC`]), 256 to 512 documents a file.
+/// documents (`ID_SPACE_PER_DOC`), 256 to 512 documents a file.
 pub const IDS_PER_CHUNK: usize = 2048;
 /// Each kind of document (authors, papers) has ids for at least this many times as many
 /// documents as it has, rounded up to a power of two: sparse enough that a document's

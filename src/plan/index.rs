@@ -55,6 +55,10 @@ pub struct SiteIndex<'a> {
     pub paper_shards: Vec<Vec<PaperId>>,
     /// The site path of every page the sitemap lists (see [`sitemap_paths`]).
     pub sitemap_paths: Vec<String>,
+    /// On a site of more than [`super::SITEMAP_URLS`] pages, the pages of each part of
+    /// the sitemap, as indices into [`SiteIndex::sitemap_paths`] (see
+    /// [`super::sitemap_parts`]).
+    pub sitemap_parts: Vec<Vec<u32>>,
     /// Old URLs that lead to pages, by old path (see [`super::redirects`]).
     pub redirects: Vec<Redirect>,
     /// What the next build into the same output folder needs to tell moved pages.
@@ -194,10 +198,12 @@ impl<'a> SiteIndex<'a> {
             author_shards: data_shards(graph.authors.iter().map(|a| a.slug.as_str())),
             paper_shards: data_shards(graph.papers.iter().map(|p| p.slug.as_str())),
             sitemap_paths: Vec::new(),
+            sitemap_parts: Vec::new(),
             redirects,
             slug_history,
         };
         index.sitemap_paths = sitemap_paths(&index);
+        index.sitemap_parts = super::sitemap_parts(&index.sitemap_paths);
         index
     }
 

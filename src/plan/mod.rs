@@ -277,10 +277,7 @@ fn list_outputs(index: &SiteIndex) -> Vec<OutputKind> {
         OutputKind::AuthorsData,
         OutputKind::PapersData,
     ]);
-    if index.sitemap_paths.len() > SITEMAP_URLS {
-        let parts = sitemap_part_count(index.sitemap_paths.len());
-        kinds.extend((0..parts).map(OutputKind::SitemapPart));
-    }
+    kinds.extend((0..index.sitemap_parts.len()).map(OutputKind::SitemapPart));
     kinds.extend((0..index.author_shards.len()).map(OutputKind::AuthorsShard));
     kinds.extend((0..index.paper_shards.len()).map(OutputKind::PapersShard));
     let paper_files = index.config.exports == ExportsMode::Files;
@@ -397,15 +394,40 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
 /// The most URLs one sitemap lists (the sitemap protocol's limit).
 pub const SITEMAP_URLS: usize = 50_000;
 
-/// How many parts a sitemap of `urls` pages takes.
-pub fn sitemap_part_count(urls: usize) -> usize {
-    urls.div_ceil(SITEMAP_URLS).max(1)
+/// The parts of the sitemap of a site whose pages are `paths`: none when one sitemap
+/// lists them all ([`SITEMAP_URLS`] or fewer); otherwise each part's pages, as indices
+/// into `paths` in their order. A page's part is a hash of its path, so a new page
+/// changes one part rather than moving every later one. The number of parts is a power
+/// of two with 12,500 to 25,000 pages each on average, so it changes only when the
+/// pages pass 25,000 times a power of two (then each part splits in two); it doubles
+/// again should a part hold more than the protocol's [`SITEMAP_URLS`].
+pub fn sitemap_parts(paths: &[String]) -> Vec<Vec<u32>> {
+    if paths.len() <= SITEMAP_URLS {
+        return Vec::new();
+    }
+    let hashes: Vec<u64> = (paths.iter())
+        .map(|p| crate::hash::content_hash(p.as_bytes()))
+        .collect();
+    parts_by_hash(&hashes)
 }
 
-/// The pages part `n` of a sitemap of `paths` lists.
-pub fn sitemap_part(paths: &[String], n: usize) -> &[String] {
-    let end = ((n + 1) * SITEMAP_URLS).min(paths.len());
-    &paths[(n * SITEMAP_URLS).min(end)..end]
+/// [`sitemap_parts`] of pages with these path hashes (more than [`SITEMAP_URLS`]).
+/// Should doubling the parts up to one a page not bring each under the limit (hashes
+/// made to be alike), the pages go in order, [`SITEMAP_URLS`] a part.
+fn parts_by_hash(hashes: &[u64]) -> Vec<Vec<u32>> {
+    let mut count = hashes.len().div_ceil(SITEMAP_URLS / 2).next_power_of_two();
+    while count <= hashes.len() {
+        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); count];
+        for (i, hash) in hashes.iter().enumerate() {
+            parts[(*hash as usize) & (count - 1)].push(i as u32);
+        }
+        if parts.iter().all(|p| p.len() <= SITEMAP_URLS) {
+            return parts;
+        }
+        count *= 2;
+    }
+    let pages: Vec<u32> = (0..hashes.len() as u32).collect();
+    pages.chunks(SITEMAP_URLS).map(<[u32]>::to_vec).collect()
 }
 
 /// The output path of part `n` of a large site's sitemap.
@@ -432,19 +454,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sitemap_parts_hold_every_page_once_and_at_most_50000_each() {
+    fn sitemap_parts_hold_every_page_once_in_order_and_a_new_page_moves_no_other() {
         let paths: Vec<String> = (0..120_001).map(|i| format!("papers/p{i}/")).collect();
-        let count = sitemap_part_count(paths.len());
-        assert_eq!(count, 3);
-        let sizes: Vec<usize> = (0..count).map(|n| sitemap_part(&paths, n).len()).collect();
-        assert_eq!(sizes, [50_000, 50_000, 20_001]);
-        let all: Vec<String> = (0..count)
-            .flat_map(|n| sitemap_part(&paths, n).to_vec())
+        let parts = sitemap_parts(&paths);
+        assert_eq!(parts.len(), 8, "120,001 pages: 8 parts of about 15,000");
+        for part in &parts {
+            assert!((13_000..17_000).contains(&part.len()), "{}", part.len());
+            assert!(part.windows(2).all(|w| w[0] < w[1]), "in the pages' order");
+        }
+        let mut all: Vec<u32> = parts.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..120_001).collect::<Vec<u32>>());
+        // One more page, in the middle: one part changes (by the page's path; the
+        // indices after it move by one).
+        let mut more = paths.clone();
+        more.insert(60_000, "authors/new/".into());
+        let grown = sitemap_parts(&more);
+        let listed = |parts: &[Vec<u32>], paths: &[String], n: usize| -> Vec<String> {
+            parts[n]
+                .iter()
+                .map(|&i| paths[i as usize].clone())
+                .collect()
+        };
+        let changed = (0..8)
+            .filter(|&n| listed(&grown, &more, n) != listed(&parts, &paths, n))
+            .count();
+        assert_eq!(changed, 1);
+        // One sitemap up to the protocol's limit; the parts double at 25,000 times a
+        // power of two.
+        assert!(sitemap_parts(&paths[..50_000]).is_empty());
+        assert_eq!(sitemap_parts(&paths[..50_001]).len(), 4);
+        assert_eq!(sitemap_parts(&paths[..100_000]).len(), 4);
+        assert_eq!(sitemap_parts(&paths[..100_001]).len(), 8);
+    }
+
+    #[test]
+    fn sitemap_parts_of_hashes_made_alike_stay_within_the_limit() {
+        // 60,000 of 80,000 pages in the part of hash 0 among 4: the parts double
+        // until the 60,000 part.
+        let hashes: Vec<u64> = (0..80_000u64)
+            .map(|i| if i < 60_000 { (i % 2) * 4 } else { i })
             .collect();
-        assert_eq!(all, paths);
-        assert_eq!(sitemap_part_count(50_000), 1);
-        assert_eq!(sitemap_part_count(50_001), 2);
-        assert_eq!(sitemap_part_count(0), 1);
-        assert!(sitemap_part(&paths, 3).is_empty());
+        let parts = parts_by_hash(&hashes);
+        assert_eq!(parts.len(), 8);
+        assert!(parts.iter().all(|p| p.len() <= SITEMAP_URLS));
+        // Every hash alike: the pages in order, 50,000 a part.
+        let parts = parts_by_hash(&[7; 120_001]);
+        let sizes: Vec<usize> = parts.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [50_000, 50_000, 20_001]);
+        assert_eq!(parts.concat(), (0..120_001).collect::<Vec<u32>>());
     }
 }

@@ -9,10 +9,7 @@ use super::{listed_authors, snippet, OutputBuilder, Reads};
 use crate::config::{FeedSummary, FEED_SNIPPET_CHARS};
 use crate::graph::PaperId;
 use crate::plan::paths::{stable_id, subject_name};
-use crate::plan::{
-    sitemap_part, sitemap_part_count, sitemap_part_path, FeedKind, PageKind, SiteIndex,
-    SITEMAP_URLS,
-};
+use crate::plan::{sitemap_part_path, FeedKind, PageKind, SiteIndex};
 
 /// Context of the `atom.xml` template.
 #[derive(Debug, Clone, Serialize)]
@@ -77,7 +74,7 @@ pub struct FeedCategory {
 }
 
 /// Context of the `sitemap.xml` template: a list of pages, or (on a site of more
-/// than [`SITEMAP_URLS`] pages) a list of the sitemaps that list them.
+/// than [`crate::plan::SITEMAP_URLS`] pages) a list of the sitemaps that list them.
 #[derive(Debug, Clone, Serialize)]
 pub struct SitemapContext {
     /// The URLs of the HTML pages this sitemap lists.
@@ -194,19 +191,18 @@ impl OutputBuilder<'_> {
         let paths = &ix.sitemap_paths;
         match part {
             Some(n) => SitemapContext {
-                urls: sitemap_part(paths, n)
-                    .iter()
-                    .map(|p| ix.public_url(p))
+                urls: (ix.sitemap_parts.get(n).into_iter().flatten())
+                    .map(|&i| ix.public_url(&paths[i as usize]))
                     .collect(),
                 sitemaps: Vec::new(),
             },
-            None if paths.len() <= SITEMAP_URLS => SitemapContext {
+            None if ix.sitemap_parts.is_empty() => SitemapContext {
                 urls: paths.iter().map(|p| ix.public_url(p)).collect(),
                 sitemaps: Vec::new(),
             },
             None => SitemapContext {
                 urls: Vec::new(),
-                sitemaps: (0..sitemap_part_count(paths.len()))
+                sitemaps: (0..ix.sitemap_parts.len())
                     .map(|n| ix.public_url(&sitemap_part_path(n)))
                     .collect(),
             },
