@@ -316,18 +316,9 @@ fn search_docs(ix: &SiteIndex, docs: impl Iterator<Item = usize>) -> Vec<SearchD
     .collect()
 }
 
-/// The bytes of `search/docs-<n>.json`: an object of the documents whose ids are in
-/// chunk `n`, by id (`by_id` is every document's id and number, sorted by id); `None`
-/// for a chunk without documents.
-fn doc_chunk(ix: &SiteIndex, n: usize, by_id: &[(u32, u32)]) -> Option<Vec<u8>> {
-    let start = n.checked_mul(IDS_PER_CHUNK)?;
-    let end = start.saturating_add(IDS_PER_CHUNK);
-    let first = by_id.partition_point(|&(id, _)| (id as usize) < start);
-    let last = by_id.partition_point(|&(id, _)| (id as usize) < end);
-    let chunk = &by_id[first..last];
-    if chunk.is_empty() {
-        return None;
-    }
+/// The bytes of a `search/docs-<n>.json` file: an object of the documents of `chunk`
+/// (their ids and numbers, sorted by id), by id.
+fn doc_chunk(ix: &SiteIndex, chunk: &[(u32, u32)]) -> Vec<u8> {
     let docs = search_docs(ix, chunk.iter().map(|&(_, doc)| doc as usize));
     let mut bytes = b"{".to_vec();
     for (i, (&(id, _), doc)) in chunk.iter().zip(&docs).enumerate() {
@@ -338,7 +329,7 @@ fn doc_chunk(ix: &SiteIndex, n: usize, by_id: &[(u32, u32)]) -> Option<Vec<u8>> 
         bytes.extend_from_slice(&serde_json::to_vec(doc).unwrap_or_default());
     }
     bytes.push(b'}');
-    Some(bytes)
+    bytes
 }
 
 /// Ids for search documents that stay put when other documents come and go: each kind
@@ -526,34 +517,74 @@ impl SearchIndex {
         files
     }
 
+    /// A hash of what makes the index file at `path` (terms and postings, or the
+    /// fields of its documents), without making its bytes: the same fingerprint means
+    /// the same bytes, so a build keeps a file whose fingerprint the last build left
+    /// rather than make it again. `None` for a path the index has no file at.
+    pub fn fingerprint(&self, ix: &SiteIndex, path: &str) -> Option<u64> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(b"search index, version 2\0");
+        hasher.update(path.as_bytes());
+        hasher.update(b"\0");
+        if path == "search/meta.json" {
+            hasher.update(&self.meta);
+        } else if let Some(range) = self.shard_range(path) {
+            for (term, postings) in range.map(|t| self.terms.entry(t)) {
+                hasher.update(term.as_bytes());
+                hasher.update(&(postings.len() as u64).to_le_bytes());
+                for posting in postings {
+                    hasher.update(&posting.0.to_le_bytes());
+                }
+            }
+        } else {
+            let chunk = chunk_number(path).and_then(|n| self.chunk_docs(n))?;
+            let docs = search_docs(ix, chunk.iter().map(|&(_, doc)| doc as usize));
+            for (&(id, _), doc) in chunk.iter().zip(&docs) {
+                hasher.update(&id.to_le_bytes());
+                for field in [doc.k, &doc.t, &doc.u, &doc.d] {
+                    hasher.update(&(field.len() as u64).to_le_bytes());
+                    hasher.update(field.as_bytes());
+                }
+            }
+        }
+        Some(hasher.digest())
+    }
+
+    /// The range of the terms a `search/terms/<key>.json` path holds.
+    fn shard_range(&self, path: &str) -> Option<Range<usize>> {
+        let key = path.strip_prefix("search/terms/")?.strip_suffix(".json")?;
+        let i = (self.shards.binary_search_by(|(k, _)| k.as_str().cmp(key))).ok()?;
+        Some(self.shards[i].1.clone())
+    }
+
+    /// The ids and numbers of the documents of chunk `n` (none past the last id).
+    fn chunk_docs(&self, n: usize) -> Option<&[(u32, u32)]> {
+        let start = n.checked_mul(IDS_PER_CHUNK)?;
+        let end = start.saturating_add(IDS_PER_CHUNK);
+        let first = self.by_id.partition_point(|&(id, _)| (id as usize) < start);
+        let last = self.by_id.partition_point(|&(id, _)| (id as usize) < end);
+        Some(&self.by_id[first..last]).filter(|chunk| !chunk.is_empty())
+    }
+
     /// The bytes of an index file, by its path under `search/`; `ix` is the site index
     /// the search index was built from, whose documents the `docs-<n>.json` files list.
     pub fn file(&self, ix: &SiteIndex, path: &str) -> Vec<u8> {
-        let index = self;
         if path == "search/meta.json" {
-            return index.meta.clone();
+            return self.meta.clone();
         }
-        if let Some(key) = path
-            .strip_prefix("search/terms/")
-            .and_then(|p| p.strip_suffix(".json"))
-        {
-            if let Ok(i) = index.shards.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
-                let range = index.shards[i].1.clone();
-                let entries: Vec<TermEntry> = range.map(|t| index.terms.entry(t)).collect();
-                return shard_bytes(&entries);
-            }
+        if let Some(range) = self.shard_range(path) {
+            let entries: Vec<TermEntry> = range.map(|t| self.terms.entry(t)).collect();
+            return shard_bytes(&entries);
         }
-        if let Some(n) = path
-            .strip_prefix("search/docs-")
-            .and_then(|p| p.strip_suffix(".json"))
-            .and_then(|n| n.parse::<usize>().ok())
-        {
-            if let Some(chunk) = doc_chunk(ix, n, &index.by_id) {
-                return chunk;
-            }
-        }
-        Vec::new()
+        let chunk = chunk_number(path).and_then(|n| self.chunk_docs(n));
+        chunk.map_or_else(Vec::new, |chunk| doc_chunk(ix, chunk))
     }
+}
+
+/// The chunk number of a `search/docs-<n>.json` path.
+fn chunk_number(path: &str) -> Option<usize> {
+    let n = path.strip_prefix("search/docs-")?.strip_suffix(".json")?;
+    n.parse().ok()
 }
 
 /// The distinct terms of one document, each with the highest weight it has in the

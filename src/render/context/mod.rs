@@ -177,6 +177,15 @@ impl<'a> OutputMaker<'a> {
     /// The fingerprint of an output: a hash of what it declares it reads and of its
     /// templates. The same fingerprint means the same bytes.
     pub fn fingerprint(&self, path: &str, kind: &OutputKind, templates: &TemplateHashes) -> u64 {
+        // A search index file reads the whole site; a hash of what makes it changes
+        // far less often.
+        let search = self
+            .search
+            .get()
+            .filter(|_| matches!(kind, OutputKind::SearchIndex(_)));
+        if let Some(fingerprint) = search.and_then(|s| s.fingerprint(self.ix, path)) {
+            return fingerprint;
+        }
         let entities = self.entities.get_or_init(|| Entities::of(self.ix));
         let template = match template_set(kind) {
             TemplateSet::None => 0,
