@@ -32,8 +32,8 @@ use crate::plan::SiteIndex;
 use crate::reuse::Reuse;
 use crate::text_store::Text;
 
-/// Ids per `docs-<n>.json` file: with ids spread over two to four times as many as the
-/// documents (`ID_SPACE_PER_DOC`), 256 to 512 documents a file.
+/// Ids per `docs-<n>.json` file: with ids spread over four to eight times as many as
+/// the documents (`ID_SPACE_PER_DOC`), 256 to 512 documents a file on average.
 pub const IDS_PER_CHUNK: usize = 2048;
 /// Each kind of document (authors, papers) has ids for at least this many times as many
 /// documents as it has, rounded up to a power of two: sparse enough that a document's
@@ -453,11 +453,13 @@ impl SearchIndex {
                 })
                 .collect()
         };
-        let (mut flat, starts) = postings(authors + graph.papers.len(), doc_terms);
+        // Before the postings, so that placing the ids (a table of four bytes an id)
+        // does not add to the postings' peak.
         let doc_ids = DocIds::of(
             graph.authors.iter().map(|a| a.slug.as_str()),
             graph.papers.iter().map(|p| p.slug.as_str()),
         );
+        let (mut flat, starts) = postings(authors + graph.papers.len(), doc_terms);
         flat.par_iter_mut()
             .for_each(|p| *p = p.renumbered(doc_ids.ids[p.number() as usize]));
 
