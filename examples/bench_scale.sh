@@ -21,7 +21,7 @@
 #   total       3.6 M inodes     44 GB     (without the copy: 23 GB, 1.8 M inodes)
 # 2,500,000 papers, extrapolated from 500,000 (everything grows in proportion; not
 # measured): about 220 GB and 18 M inodes, or 115 GB and 9 M inodes without the copy.
-# The fresh build's peak memory was 1.98 GB at 500,000 papers (about 4.0 KB a paper);
+# The fresh build's peak memory was 1.60 GB at 500,000 papers (about 3.2 KB a paper);
 # `profilegen check` of 2,500,000 papers peaked at 7.36 GB (measured 2026-12-02).
 #
 # Before each size the script checks free space and inodes with df: without room for the
