@@ -10,7 +10,7 @@
 //! * `search/docs-<n>.json`: the documents whose ids are `n·IDS_PER_CHUNK …`, by id:
 //!   kind, title, link, and a line of detail.
 //!
-//! A document's id follows from its slug (see `DocIds`), not from its place among the
+//! A document's id follows from its slug (see `doc_ids`), not from its place among the
 //! others, so a new author or paper changes the files that hold its own terms and its
 //! own chunk, not every file after it.
 //!
@@ -337,26 +337,18 @@ fn doc_chunk(ix: &SiteIndex, chunk: &[(u32, u32)]) -> Vec<u8> {
 /// times its number of documents (authors first); a document takes the slot its slug
 /// hashes to, or, when an earlier one in slug order has it, the next free one. So a new
 /// document moves only the few whose slots it takes, and the ids change all at once
-/// only when a kind's range doubles or halves.
-#[derive(Debug, Default)]
-struct DocIds {
-    /// Each document's id, in the site's order (authors by slug, then papers by slug).
-    ids: Vec<u32>,
-}
-
-impl DocIds {
-    /// The ids of documents of two kinds, each kind's slugs in order.
-    fn of<'s>(
-        authors: impl ExactSizeIterator<Item = &'s str>,
-        papers: impl ExactSizeIterator<Item = &'s str>,
-    ) -> DocIds {
-        let mut ids = Vec::with_capacity(authors.len() + papers.len());
-        let author_space = id_space(authors.len());
-        place_in_slots(authors, 0, author_space, &mut ids);
-        let paper_space = id_space(papers.len());
-        place_in_slots(papers, author_space, paper_space, &mut ids);
-        DocIds { ids }
-    }
+/// only when a kind's range doubles or halves. Returns each document's id in the
+/// site's order (authors by slug, then papers by slug), given each kind's slugs.
+fn doc_ids<'s>(
+    authors: impl ExactSizeIterator<Item = &'s str>,
+    papers: impl ExactSizeIterator<Item = &'s str>,
+) -> Vec<u32> {
+    let mut ids = Vec::with_capacity(authors.len() + papers.len());
+    let author_space = id_space(authors.len());
+    place_in_slots(authors, 0, author_space, &mut ids);
+    let paper_space = id_space(papers.len());
+    place_in_slots(papers, author_space, paper_space, &mut ids);
+    ids
 }
 
 /// The first free slot at or after `slot` in a table of "next free slot" links (see
@@ -376,8 +368,8 @@ fn first_free(next: &mut [u32], slot: usize) -> usize {
 }
 
 /// Every document's id and number, sorted by id.
-fn by_id(doc_ids: DocIds) -> Vec<(u32, u32)> {
-    let ids = doc_ids.ids.into_iter().enumerate();
+fn by_id(doc_ids: Vec<u32>) -> Vec<(u32, u32)> {
+    let ids = doc_ids.into_iter().enumerate();
     let mut by_id: Vec<(u32, u32)> = ids.map(|(doc, id)| (id, doc as u32)).collect();
     by_id.sort_unstable();
     by_id
@@ -455,13 +447,13 @@ impl SearchIndex {
         };
         // Before the postings, so that placing the ids (a table of four bytes an id)
         // does not add to the postings' peak.
-        let doc_ids = DocIds::of(
+        let doc_ids = doc_ids(
             graph.authors.iter().map(|a| a.slug.as_str()),
             graph.papers.iter().map(|p| p.slug.as_str()),
         );
         let (mut flat, starts) = postings(authors + graph.papers.len(), doc_terms);
         flat.par_iter_mut()
-            .for_each(|p| *p = p.renumbered(doc_ids.ids[p.number() as usize]));
+            .for_each(|p| *p = p.renumbered(doc_ids[p.number() as usize]));
 
         let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
         let mut terms = term_ranges(&starts, &numbers);
@@ -912,7 +904,7 @@ mod tests {
         let papers = slugs("paper", 1000);
         let ids_of = |authors: &[String], papers: &[String]| {
             let a = authors.iter().map(String::as_str);
-            DocIds::of(a, papers.iter().map(String::as_str)).ids
+            doc_ids(a, papers.iter().map(String::as_str))
         };
         let ids = ids_of(&authors, &papers);
         assert_eq!(ids.len(), 1300);
