@@ -12,6 +12,7 @@ use crate::graph::{AuthorId, PaperId, SiteGraph};
 use crate::reuse::Reuse;
 
 pub mod index;
+pub mod parts;
 pub mod paths;
 pub mod profiles;
 pub mod redirects;
@@ -396,38 +397,14 @@ pub const SITEMAP_URLS: usize = 50_000;
 
 /// The parts of the sitemap of a site whose pages are `paths`: none when one sitemap
 /// lists them all ([`SITEMAP_URLS`] or fewer); otherwise each part's pages, as indices
-/// into `paths` in their order. A page's part is a hash of its path, so a new page
-/// changes one part rather than moving every later one. The number of parts is a power
-/// of two with 12,500 to 25,000 pages each on average, so it changes only when the
-/// pages pass 25,000 times a power of two (then each part splits in two); it doubles
-/// again should a part hold more than the protocol's [`SITEMAP_URLS`].
+/// into `paths` in their order. A page's part is a hash of its path
+/// ([`parts::hash_parts`]), with 12,500 to 25,000 pages a part on average and never more
+/// than the protocol's [`SITEMAP_URLS`].
 pub fn sitemap_parts(paths: &[String]) -> Vec<Vec<u32>> {
     if paths.len() <= SITEMAP_URLS {
         return Vec::new();
     }
-    let hashes: Vec<u64> = (paths.iter())
-        .map(|p| crate::hash::content_hash(p.as_bytes()))
-        .collect();
-    parts_by_hash(&hashes)
-}
-
-/// [`sitemap_parts`] of pages with these path hashes (more than [`SITEMAP_URLS`]).
-/// Should doubling the parts up to one a page not bring each under the limit (hashes
-/// made to be alike), the pages go in order, [`SITEMAP_URLS`] a part.
-fn parts_by_hash(hashes: &[u64]) -> Vec<Vec<u32>> {
-    let mut count = hashes.len().div_ceil(SITEMAP_URLS / 2).next_power_of_two();
-    while count <= hashes.len() {
-        let mut parts: Vec<Vec<u32>> = vec![Vec::new(); count];
-        for (i, hash) in hashes.iter().enumerate() {
-            parts[(*hash as usize) & (count - 1)].push(i as u32);
-        }
-        if parts.iter().all(|p| p.len() <= SITEMAP_URLS) {
-            return parts;
-        }
-        count *= 2;
-    }
-    let pages: Vec<u32> = (0..hashes.len() as u32).collect();
-    pages.chunks(SITEMAP_URLS).map(<[u32]>::to_vec).collect()
+    parts::hash_parts(paths.iter(), SITEMAP_URLS / 2)
 }
 
 /// The output path of part `n` of a large site's sitemap.
@@ -454,54 +431,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sitemap_parts_hold_every_page_once_in_order_and_a_new_page_moves_no_other() {
-        let paths: Vec<String> = (0..120_001).map(|i| format!("papers/p{i}/")).collect();
-        let parts = sitemap_parts(&paths);
-        assert_eq!(parts.len(), 8, "120,001 pages: 8 parts of about 15,000");
-        for part in &parts {
-            assert!((13_000..17_000).contains(&part.len()), "{}", part.len());
-            assert!(part.windows(2).all(|w| w[0] < w[1]), "in the pages' order");
-        }
-        let mut all: Vec<u32> = parts.concat();
-        all.sort_unstable();
-        assert_eq!(all, (0..120_001).collect::<Vec<u32>>());
-        // One more page, in the middle: one part changes (by the page's path; the
-        // indices after it move by one).
-        let mut more = paths.clone();
-        more.insert(60_000, "authors/new/".into());
-        let grown = sitemap_parts(&more);
-        let listed = |parts: &[Vec<u32>], paths: &[String], n: usize| -> Vec<String> {
-            parts[n]
-                .iter()
-                .map(|&i| paths[i as usize].clone())
-                .collect()
-        };
-        let changed = (0..8)
-            .filter(|&n| listed(&grown, &more, n) != listed(&parts, &paths, n))
-            .count();
-        assert_eq!(changed, 1);
-        // One sitemap up to the protocol's limit; the parts double at 25,000 times a
-        // power of two.
-        assert!(sitemap_parts(&paths[..50_000]).is_empty());
+    fn sitemaps_split_past_the_protocols_limit_by_the_pages_paths() {
+        let paths: Vec<String> = (0..100_001).map(|i| format!("papers/p{i}/")).collect();
+        assert!(sitemap_parts(&paths[..50_000]).is_empty(), "one sitemap");
         assert_eq!(sitemap_parts(&paths[..50_001]).len(), 4);
         assert_eq!(sitemap_parts(&paths[..100_000]).len(), 4);
-        assert_eq!(sitemap_parts(&paths[..100_001]).len(), 8);
-    }
-
-    #[test]
-    fn sitemap_parts_of_hashes_made_alike_stay_within_the_limit() {
-        // 60,000 of 80,000 pages in the part of hash 0 among 4: the parts double
-        // until the 60,000 part.
-        let hashes: Vec<u64> = (0..80_000u64)
-            .map(|i| if i < 60_000 { (i % 2) * 4 } else { i })
-            .collect();
-        let parts = parts_by_hash(&hashes);
+        let parts = sitemap_parts(&paths);
         assert_eq!(parts.len(), 8);
-        assert!(parts.iter().all(|p| p.len() <= SITEMAP_URLS));
-        // Every hash alike: the pages in order, 50,000 a part.
-        let parts = parts_by_hash(&[7; 120_001]);
-        let sizes: Vec<usize> = parts.iter().map(Vec::len).collect();
-        assert_eq!(sizes, [50_000, 50_000, 20_001]);
-        assert_eq!(parts.concat(), (0..120_001).collect::<Vec<u32>>());
+        assert!(parts.iter().all(|part| part.len() <= SITEMAP_URLS));
+        // The same pages in another order are in the same parts.
+        let reversed: Vec<String> = paths.iter().rev().cloned().collect();
+        let listed = |parts: Vec<Vec<u32>>, paths: &[String]| -> Vec<Vec<String>> {
+            let mut listed: Vec<Vec<String>> = (parts.into_iter())
+                .map(|part| part.iter().map(|&i| paths[i as usize].clone()).collect())
+                .collect();
+            listed.iter_mut().for_each(|part| part.sort());
+            listed
+        };
+        assert_eq!(
+            listed(sitemap_parts(&reversed), &reversed),
+            listed(parts, &paths)
+        );
     }
 }
