@@ -146,7 +146,13 @@ for papers in "${sizes[@]}"; do
 
   if [ "$measure" = check ]; then
     # Reads, links, plans and renders every page as a build does; stages nothing.
-    /usr/bin/time -v -o "$work/check.time" "$bin" check > "$work/check.log" 2>&1 || true
+    # A failing check (an error diagnostic, or killed) is reported, not measured.
+    status=0
+    /usr/bin/time -v -o "$work/check.time" "$bin" check > "$work/check.log" 2>&1 || status=$?
+    if [ "$status" != 0 ]; then
+      echo "check FAILED (exit status $status; see $work/check.log): $(tail -n 1 "$work/check.log")"
+      exit 1
+    fi
     echo "check: wall $(wall "$work/check.time") s, peak RSS $(rss "$work/check.time")," \
       "$(cpu "$work/check.time"); $(tail -n 1 "$work/check.log")"
     cd - > /dev/null

@@ -102,15 +102,22 @@ impl TextPool {
         let loaded = text.load();
         let hash = content_hash(loaded.as_bytes());
         let shard = &self.shards[(hash % POOL_SHARDS as u64) as usize];
-        let mut known = shard.lock().unwrap_or_else(|e| e.into_inner());
-        match known.get(&hash) {
-            Some(copy) if copy.len() == loaded.len() && *copy.load() == *loaded => copy.clone(),
-            Some(_) => text.clone(),
-            None => {
-                let copy = self.first_copy(text, &loaded);
-                known.insert(hash, copy.clone());
-                copy
+        let copy = {
+            let mut known = shard.lock().unwrap_or_else(|e| e.into_inner());
+            match known.get(&hash) {
+                Some(copy) => copy.clone(),
+                None => {
+                    let copy = self.first_copy(text, &loaded);
+                    known.insert(hash, copy.clone());
+                    return copy;
+                }
             }
+        };
+        // Compared outside the lock: a stored copy is read back from its file.
+        if copy.len() == loaded.len() && *copy.load() == *loaded {
+            copy
+        } else {
+            text.clone()
         }
     }
 
@@ -129,6 +136,7 @@ impl TextPool {
 
     /// Whether the distinct texts seen total enough for the pool to store them (always
     /// `false` for a pool that never stores).
+    #[cfg(test)]
     pub fn stores(&self) -> bool {
         self.store.get().is_some()
     }
