@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::build::cache::CACHE_DIR;
 use crate::build::BuildMemo;
-use crate::build::{build_with, BuildFailure, BuildOptions, BuildReport};
+use crate::build::{build_with, warm_up, BuildFailure, BuildOptions, BuildReport};
 use crate::serve::{start_server, LiveReload, ReloadMessage, ServeOptions, ServerHandle};
 use crate::watch::{
     Change, ChangeKind, SiteWatcher, WatchOptions, DEFAULT_DEBOUNCE, DEFAULT_SETTLE,
@@ -104,6 +104,11 @@ pub fn watch(
     .map_err(|err| format!("cannot watch {}: {err}", root.display()))?;
     let mut memo = BuildMemo::long_running();
     on_ready(&mut memo);
+    if memo.is_cold() {
+        // Its outcome is the first build's (the site unchanged); a change made since
+        // is in the watcher's next batch, and rebuilt and reported then.
+        let _ = warm_up(options, &mut memo);
+    }
     while !stop.load(Ordering::Relaxed) {
         let Some(changes) = watcher.next_batch(Duration::from_millis(200)) else {
             continue;

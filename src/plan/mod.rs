@@ -206,21 +206,25 @@ pub struct PlanInput<'a, 'h> {
 }
 
 /// Work a plan can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): TeX conversions of titles and abstracts.
+/// [`crate::reuse`]): TeX conversions of titles and abstracts, and abstracts' normalized
+/// keys (for the slug history).
 #[derive(Default)]
 pub struct PlanMemo {
     texts: Reuse<texts::PaperText>,
+    abstract_keys: Reuse<u64>,
 }
 
 impl PlanMemo {
     /// Starts keeping results for the next build (see [`Reuse::enable`]).
     pub fn enable(&mut self) {
         self.texts.enable();
+        self.abstract_keys.enable();
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.texts.finish_build();
+        self.abstract_keys.finish_build();
     }
 }
 

@@ -19,8 +19,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
-use crate::hash::content_hash;
+use crate::hash::{self, content_hash};
 use crate::normalize::text_key_hash;
+use crate::reuse::Reuse;
 
 /// An old site path that leads to a page.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -62,8 +63,10 @@ fn author_identity(author: &Author) -> u64 {
     content_hash(&bytes)
 }
 
-/// The identity of a paper across builds: its record files, year and abstract.
-fn paper_identity(paper: &Paper) -> u64 {
+/// The identity of a paper across builds: its record files, year and abstract (the
+/// abstract's normalized key, kept in `abstract_keys` by a hash of its bytes: making
+/// the key takes far longer than that hash, and a rebuild has the same abstracts).
+fn paper_identity(paper: &Paper, abstract_keys: &Reuse<u64>) -> u64 {
     let mut files: Vec<_> = paper.occurrences.iter().map(|o| &o.path).collect();
     // Linking lists the occurrences in file path order already; sorting only when they
     // are not saves comparing paths component by component.
@@ -73,7 +76,11 @@ fn paper_identity(paper: &Paper) -> u64 {
     files.dedup();
     let mut bytes = Vec::new();
     bytes.extend_from_slice(&paper.year.to_le_bytes());
-    let abstract_key = (paper.abstract_text.as_ref()).map_or(0, |a| text_key_hash(&a.load()));
+    let abstract_key = (paper.abstract_text.as_ref()).map_or(0, |text| {
+        let text = text.load();
+        let key = || hash::key("abstract key", &content_hash(text.as_bytes()));
+        *abstract_keys.get_or(key, || text_key_hash(&text))
+    });
     bytes.extend_from_slice(&abstract_key.to_le_bytes());
     for path in files {
         bytes.extend_from_slice(path.to_string_lossy().as_bytes());
@@ -88,6 +95,7 @@ pub fn plan_redirects(
     author_paths: &[String],
     paper_paths: &[String],
     history: &SlugHistory,
+    abstract_keys: &Reuse<u64>,
 ) -> (Vec<Redirect>, SlugHistory) {
     let mut target_of_path: HashMap<&str, RedirectTarget> = HashMap::new();
     for (id, path) in author_paths.iter().enumerate() {
@@ -99,7 +107,9 @@ pub fn plan_redirects(
     // In parallel: a paper's identity hashes its abstract's key, read from the text store
     // in a large build.
     let author_identities: Vec<u64> = graph.authors.par_iter().map(author_identity).collect();
-    let paper_identities: Vec<u64> = graph.papers.par_iter().map(paper_identity).collect();
+    let paper_identities: Vec<u64> = (graph.papers.par_iter())
+        .map(|paper| paper_identity(paper, abstract_keys))
+        .collect();
 
     let mut redirects: BTreeMap<String, RedirectTarget> = BTreeMap::new();
     let mut add = |from: String, to: RedirectTarget| {
@@ -234,7 +244,7 @@ mod tests {
             .iter()
             .map(crate::plan::paths::paper_path)
             .collect();
-        let (list, next) = plan_redirects(graph, &authors, &papers, history);
+        let (list, next) = plan_redirects(graph, &authors, &papers, history, &Reuse::default());
         let shown = list
             .iter()
             .map(|r| {
