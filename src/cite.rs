@@ -42,7 +42,7 @@
 //! A year of 0 is taken as unknown and left out of every format.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
@@ -296,32 +296,38 @@ pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> 
         .par_iter()
         .map(|(name, year, title, _)| base_key(*name, *year, title))
         .collect();
+    // Papers in the order of their base keys, so that papers sharing one are together
+    // and their suffixes are handed out in that order.
+    let mut order: Vec<usize> = (0..papers.len()).collect();
+    order.par_sort_unstable_by(|&a, &b| bases[a].cmp(&bases[b]).then(a.cmp(&b)));
 
-    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, base) in bases.iter().enumerate() {
-        groups.entry(base.as_str()).or_default().push(i);
-    }
-
-    let mut used: HashSet<String> = bases.iter().cloned().collect();
+    // Every base key (made at the first base key several papers share: most have none)
+    // and the suffixed keys handed out, which a suffixed key may be neither of.
+    let mut base_keys: Option<HashSet<&str>> = None;
+    let mut suffixed: HashSet<String> = HashSet::new();
     let mut keys: Vec<String> = vec![String::new(); papers.len()];
-    for (base, mut members) in groups {
+    for sharing in order.chunk_by(|&a, &b| bases[a] == bases[b]) {
+        let base = bases[sharing[0]].as_str();
+        if let [only] = sharing {
+            keys[*only] = base.to_string();
+            continue;
+        }
+        let base_keys = base_keys.get_or_insert_with(|| bases.iter().map(String::as_str).collect());
         // Sort by everything the paper is, so that the order of the input never matters;
         // the index only separates papers that are identical in every respect.
+        let mut members = sharing.to_vec();
         members.sort_by(|&a, &b| {
             let (na, ya, ta, ka) = papers[a];
             let (nb, yb, tb, kb) = papers[b];
             (ka, ta, ya, na, a).cmp(&(kb, tb, yb, nb, b))
         });
+        keys[members[0]] = base.to_string();
         let mut next = 0usize;
-        for (rank, &i) in members.iter().enumerate() {
-            if rank == 0 {
-                keys[i] = base.to_string();
-                continue;
-            }
+        for &i in &members[1..] {
             loop {
                 let candidate = format!("{base}{}", alpha_suffix(next));
                 next += 1;
-                if used.insert(candidate.clone()) {
+                if !base_keys.contains(candidate.as_str()) && suffixed.insert(candidate.clone()) {
                     keys[i] = candidate;
                     break;
                 }
@@ -922,6 +928,7 @@ fn alpha_suffix(mut n: usize) -> String {
 mod tests {
     use super::*;
     use biblatex::{Bibliography, ChunksExt, EntryType, Person};
+    use std::collections::BTreeMap;
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()

@@ -12,7 +12,7 @@
 //! Files are processed in path order, so the result does not depend on the
 //! order in which they were found, nor on the thread count.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -647,15 +647,19 @@ fn coauthor_lists(authors: &[Author], papers: &[Paper]) -> Vec<Vec<(AuthorId, us
     (0..authors.len())
         .into_par_iter()
         .map(|id| {
-            let mut counts: BTreeMap<AuthorId, usize> = BTreeMap::new();
-            for &paper in &authors[id].papers {
-                for &other in &papers[paper].authors {
-                    if other != id {
-                        *counts.entry(other).or_default() += 1;
-                    }
+            // Every co-author once per shared paper, sorted, then counted in runs.
+            let mut others: Vec<AuthorId> = (authors[id].papers.iter())
+                .flat_map(|&paper| papers[paper].authors.iter().copied())
+                .filter(|&other| other != id)
+                .collect();
+            others.sort_unstable();
+            let mut list: Vec<(AuthorId, usize)> = Vec::new();
+            for other in others {
+                match list.last_mut() {
+                    Some((last, count)) if *last == other => *count += 1,
+                    _ => list.push((other, 1)),
                 }
             }
-            let mut list: Vec<(AuthorId, usize)> = counts.into_iter().collect();
             list.sort_by(|a, b| {
                 b.1.cmp(&a.1)
                     .then_with(|| authors[a.0].key.cmp(&authors[b.0].key))

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
-use crate::hash::{self, content_hash};
+use crate::hash::{self, content_hash, ByHash};
 use crate::normalize::text_key_hash;
 use crate::reuse::Reuse;
 
@@ -97,13 +97,20 @@ pub fn plan_redirects(
     history: &SlugHistory,
     abstract_keys: &Reuse<u64>,
 ) -> (Vec<Redirect>, SlugHistory) {
-    let mut target_of_path: HashMap<&str, RedirectTarget> = HashMap::new();
-    for (id, path) in author_paths.iter().enumerate() {
-        target_of_path.insert(path, RedirectTarget::Author(id));
-    }
-    for (id, path) in paper_paths.iter().enumerate() {
-        target_of_path.insert(path, RedirectTarget::Paper(id));
-    }
+    // Made only when a redirect may be needed: most builds have none to consider.
+    let target_of_path = std::cell::OnceCell::new();
+    let targets = || {
+        target_of_path.get_or_init(|| {
+            let mut targets: HashMap<&str, RedirectTarget> = HashMap::new();
+            for (id, path) in author_paths.iter().enumerate() {
+                targets.insert(path, RedirectTarget::Author(id));
+            }
+            for (id, path) in paper_paths.iter().enumerate() {
+                targets.insert(path, RedirectTarget::Paper(id));
+            }
+            targets
+        })
+    };
     // In parallel: a paper's identity hashes its abstract's key, read from the text store
     // in a large build.
     let author_identities: Vec<u64> = graph.authors.par_iter().map(author_identity).collect();
@@ -113,7 +120,7 @@ pub fn plan_redirects(
 
     let mut redirects: BTreeMap<String, RedirectTarget> = BTreeMap::new();
     let mut add = |from: String, to: RedirectTarget| {
-        if is_page_path(&from) && !target_of_path.contains_key(from.as_str()) {
+        if is_page_path(&from) && !targets().contains_key(from.as_str()) {
             redirects.entry(from).or_insert(to);
         }
     };
@@ -121,18 +128,23 @@ pub fn plan_redirects(
         add(format!("authors/{slug}/"), RedirectTarget::Author(*id));
     }
     let author_of_identity = first_by_identity(&author_identities);
+    // An author or paper whose slug is the one it had is its own page: no redirect.
     for (slug, identity) in &history.authors {
-        if let Some(&id) = author_of_identity.get(identity) {
+        let id = author_of_identity.get(identity).copied();
+        if let Some(id) = id.filter(|&id| graph.authors[id].slug != *slug) {
             add(format!("authors/{slug}/"), RedirectTarget::Author(id));
         }
     }
     let paper_of_identity = first_by_identity(&paper_identities);
     for (slug, identity) in &history.papers {
-        if let Some(&id) = paper_of_identity.get(identity) {
+        let id = paper_of_identity.get(identity).copied();
+        if let Some(id) = id.filter(|&id| graph.papers[id].slug != *slug) {
             add(format!("papers/{slug}/"), RedirectTarget::Paper(id));
         }
     }
-    carry_redirects(&history.redirects, &target_of_path, &mut redirects);
+    if !history.redirects.is_empty() {
+        carry_redirects(&history.redirects, targets(), &mut redirects);
+    }
 
     let path_of = |to: &RedirectTarget| match *to {
         RedirectTarget::Author(id) => author_paths[id].clone(),
@@ -176,8 +188,8 @@ fn is_page_path(path: &str) -> bool {
 
 /// The first index holding each identity (identities held by several are ambiguous:
 /// the first in slug order wins, as slugs are sorted).
-fn first_by_identity(identities: &[u64]) -> HashMap<u64, usize> {
-    let mut first = HashMap::with_capacity(identities.len());
+fn first_by_identity(identities: &[u64]) -> ByHash<usize> {
+    let mut first = ByHash::with_capacity_and_hasher(identities.len(), Default::default());
     for (id, &identity) in identities.iter().enumerate() {
         first.entry(identity).or_insert(id);
     }
