@@ -298,8 +298,7 @@ pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> 
         .collect();
     // Papers in the order of their base keys, so that papers sharing one are together
     // and their suffixes are handed out in that order.
-    let mut order: Vec<usize> = (0..papers.len()).collect();
-    order.par_sort_unstable_by(|&a, &b| bases[a].cmp(&bases[b]).then(a.cmp(&b)));
+    let order = crate::slug::order_by_key(&bases);
 
     // Every base key (made at the first base key several papers share: most have none)
     // and the suffixed keys handed out, which a suffixed key may be neither of.

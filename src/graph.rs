@@ -24,7 +24,7 @@ use crate::identity::{group_authors, IdentityRules, People};
 use crate::normalize::{text_key, text_key_hash};
 use crate::records::RecordFile;
 use crate::reuse::Reuse;
-use crate::slug::{slugify, unique_slugs};
+use crate::slug::{order_by_key, slugify, unique_slugs};
 use crate::text_store::{Text, TextStore};
 
 /// Index of an author in [`SiteGraph::authors`].
@@ -297,12 +297,12 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(
     let paper_slugs = paper_slugs(&files, &groups, memo);
 
     // Authors sorted by slug: map provisional index -> final id; papers likewise.
-    let author_order = sorted_by(&people.slugs);
+    let author_order = order_by_key(&people.slugs);
     let mut author_id = vec![0; author_order.len()];
     for (id, &provisional) in author_order.iter().enumerate() {
         author_id[provisional] = id;
     }
-    let paper_order = sorted_by(&paper_slugs);
+    let paper_order = order_by_key(&paper_slugs);
     let paths: Vec<Arc<Path>> = files.iter().map(|f| Arc::from(f.path.as_path())).collect();
 
     // Assemble papers in parallel; each reports its own disagreements.
@@ -341,13 +341,6 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile>>(
         former_author_slugs,
         texts: TextStore::default(),
     }
-}
-
-/// Indexes of `keys`, in the order of the keys.
-fn sorted_by(keys: &[String]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-    order
 }
 
 /// The authors in `order`, each with their papers (in paper order).

@@ -4,7 +4,7 @@
 //! (`Łukasz` -> `lukasz`, `王伟` -> `wang-wei`). A slug is lowercase ASCII
 //! letters, digits and single hyphens: it can never contain `/`, `.` or `..`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The longest slug produced from a title, in bytes, before disambiguating suffixes.
 pub const MAX_SLUG_LEN: usize = 72;
@@ -63,28 +63,31 @@ pub fn subject_segment(code: &str) -> String {
 /// the unlikely case that collides too, a counter). The result depends only on the set
 /// of items, never on their order.
 pub fn unique_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec<String> {
-    let mut by_base: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, base) in bases.iter().enumerate() {
-        by_base.entry(base.as_str()).or_default().push(i);
-    }
+    let order = order_by_key(&bases);
+    // Every base (made at the first base several items share: most have none) and the
+    // suffixed slugs handed out, which a suffixed slug may be neither of.
+    let mut base_slugs: Option<HashSet<&str>> = None;
+    let mut suffixed: HashSet<String> = HashSet::new();
     let mut slugs: Vec<Option<String>> = vec![None; bases.len()];
-    let mut taken: HashSet<String> = bases.iter().cloned().collect();
-    let mut collisions: Vec<(&str, Vec<usize>)> =
-        by_base.into_iter().filter(|(_, v)| v.len() > 1).collect();
-    collisions.sort_by(|a, b| a.0.cmp(b.0));
-    for (base, members) in collisions {
-        let mut keyed: Vec<(String, usize)> = members.iter().map(|&m| (key_of(m), m)).collect();
+    for sharing in order.chunk_by(|&a, &b| bases[a] == bases[b]) {
+        if sharing.len() == 1 {
+            continue;
+        }
+        let base = bases[sharing[0]].as_str();
+        let base_slugs =
+            base_slugs.get_or_insert_with(|| bases.iter().map(String::as_str).collect());
+        let mut keyed: Vec<(String, usize)> = sharing.iter().map(|&m| (key_of(m), m)).collect();
         keyed.sort();
         slugs[keyed[0].1] = Some(base.to_string());
         for (key, m) in &keyed[1..] {
             let hash = crate::normalize::stable_hash(key) >> 40;
             let mut candidate = format!("{base}-{hash:06x}");
             let mut n = 2;
-            while taken.contains(&candidate) {
+            while base_slugs.contains(candidate.as_str()) || suffixed.contains(&candidate) {
                 candidate = format!("{base}-{hash:06x}-{n}");
                 n += 1;
             }
-            taken.insert(candidate.clone());
+            suffixed.insert(candidate.clone());
             slugs[*m] = Some(candidate);
         }
     }
@@ -93,6 +96,15 @@ pub fn unique_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec
         .zip(bases)
         .map(|(slug, base)| slug.unwrap_or(base))
         .collect()
+}
+
+/// The indices of `keys` in the order of the keys (equal keys in index order), sorted
+/// on every thread.
+pub fn order_by_key(keys: &[String]) -> Vec<usize> {
+    use rayon::prelude::*;
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.par_sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]).then(a.cmp(&b)));
+    order
 }
 
 #[cfg(test)]
