@@ -19,6 +19,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use crate::config::{SiteConfig, CONFIG_FILE};
 use crate::content::Bio;
 use crate::diagnostics::{Diagnostic, Location};
@@ -149,9 +151,15 @@ pub struct People {
 /// Groups `files` (in path order) into authors by their names and `rules`.
 pub fn group_authors(files: &[&RecordFile], rules: &IdentityRules) -> People {
     let mut diagnostics = Vec::new();
+    // Most sites set no file rules: then no path is shown for the lookup.
+    let rule_of = |file: &RecordFile| {
+        (!rules.files.is_empty())
+            .then(|| rules.files.get(&shown_path(&file.path)))
+            .flatten()
+    };
     let read_as: Vec<(String, Option<String>)> = files
         .iter()
-        .map(|file| match rules.files.get(&shown_path(&file.path)) {
+        .map(|file| match rule_of(file) {
             Some(rule) => (
                 rule.name
                     .clone()
@@ -162,15 +170,13 @@ pub fn group_authors(files: &[&RecordFile], rules: &IdentityRules) -> People {
         })
         .collect();
     diagnostics.extend(unmatched_file_rules(files, rules));
-    let base = NameGroups::of(
-        read_as
-            .iter()
-            .map(|(name, d)| identity_key(name, d.as_deref())),
-    );
+    let keys: Vec<String> = (read_as.par_iter())
+        .map(|(name, d)| identity_key(name, d.as_deref()))
+        .collect();
+    let base = NameGroups::of(keys.into_iter());
     diagnostics.extend(base.merge_warnings(files));
     let base_slugs = unique_slugs(
-        base.first_file
-            .iter()
+        (base.first_file.par_iter())
             .map(|&f| author_slug_base(&read_as[f].0, read_as[f].1.as_deref()))
             .collect(),
         |g| base.keys[g].clone(),
@@ -208,6 +214,9 @@ fn author_slug_base(name: &str, disambiguation: Option<&str>) -> String {
 
 /// Warnings for `record_files` settings that name no record file.
 fn unmatched_file_rules(files: &[&RecordFile], rules: &IdentityRules) -> Vec<Diagnostic> {
+    if rules.files.is_empty() {
+        return Vec::new();
+    }
     let present: HashSet<String> = files.iter().map(|f| shown_path(&f.path)).collect();
     rules
         .files
