@@ -113,6 +113,13 @@ pub fn page_count(len: usize) -> usize {
     len.div_ceil(PAGE_SIZE).max(1)
 }
 
+/// The items on page `page` (from 0) of a paginated `list` ([`PAGE_SIZE`] a page; none
+/// past the last page).
+pub fn page_of<T>(list: &[T], page: usize) -> &[T] {
+    let start = page.saturating_mul(PAGE_SIZE).min(list.len());
+    &list[start..start.saturating_add(PAGE_SIZE).min(list.len())]
+}
+
 /// Site path of page `page` (from 0) of a list whose first page is `base`.
 pub fn paged_path(base: &str, page: usize) -> String {
     if page == 0 {

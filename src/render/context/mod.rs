@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::bounded::BoundedCache;
 use crate::graph::{AuthorId, PaperId};
-use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
+use crate::plan::paths::{page_of, paged_path, subject_name, subject_path, Linker};
 use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
 use crate::reuse::Reuse;
 use crate::search::{SearchIndex, SearchMemo};
@@ -314,7 +314,7 @@ fn page_reads<'k>(ix: &'k SiteIndex<'k>, page: &'k PageKind) -> Reads<'k> {
         PageKind::Subjects => subjects::index_reads(),
         PageKind::Subject(code, _) => subjects::page_reads(code),
         PageKind::Years => years::index_reads(),
-        PageKind::Year(year, _) => years::page_reads(*year),
+        PageKind::Year(year, page) => years::page_reads(*year, *page),
         PageKind::Extra(_) | PageKind::NotFound => Reads::default(),
         PageKind::Search => site_pages::search_reads(),
     }
@@ -508,8 +508,7 @@ impl OutputBuilder<'_> {
         linker: &Linker,
     ) -> (&'l [PaperId], Option<Pagination>, Vec<YearAnchor>) {
         let total = page_count(list.len());
-        let start = (page * PAGE_SIZE).min(list.len());
-        let slice = &list[start..(start + PAGE_SIZE).min(list.len())];
+        let slice = page_of(list, page);
         let href = |p: usize| linker.href(&paged_path(base, p));
         let pagination = pagination(base, total, page, false, linker);
         let mut year_index: Vec<YearAnchor> = Vec::new();

@@ -16,6 +16,7 @@
 use rayon::prelude::*;
 
 use crate::graph::{Author, AuthorId, Paper, PaperId};
+use crate::plan::paths::page_of;
 use crate::plan::profiles::Profile;
 use crate::plan::texts::PaperText;
 use crate::plan::{nearby_papers, SiteIndex};
@@ -63,8 +64,10 @@ pub struct Reads<'a> {
     pub author_lists: Vec<AuthorId>,
     /// Subjects' lists of papers, as items.
     pub subject_lists: Vec<&'a str>,
-    /// Years' lists of papers, as items.
-    pub year_lists: Vec<u16>,
+    /// Pages of years' lists of papers: `(year, page)` reads the items on that page of
+    /// the year's list and the list's length (a new paper changes the pages from its
+    /// place on, not the ones before it).
+    pub year_pages: Vec<(u16, usize)>,
     /// The newest papers of the site, as items: this many.
     pub newest: usize,
     /// Numbers of papers of these subjects.
@@ -213,8 +216,10 @@ impl Entities {
         for code in &reads.subject_lists {
             items(&self.paper_items, &mut h, ix.subject_papers(code));
         }
-        for &year in &reads.year_lists {
-            items(&self.paper_items, &mut h, ix.year_papers(year));
+        for &(year, page) in &reads.year_pages {
+            let list = ix.year_papers(year);
+            h.u64(list.len() as u64);
+            items(&self.paper_items, &mut h, page_of(list, page));
         }
         items(&self.paper_items, &mut h, newest(ix, reads.newest));
         for code in &reads.subject_counts {
@@ -522,13 +527,14 @@ impl<'a> View<'a> {
         self.ix.subject_papers(code)
     }
 
-    /// The papers of `year`, by title.
-    pub fn year_papers(&self, year: u16) -> &'a [PaperId] {
+    /// The papers on page `page` of `year`'s list (by title), and how many the list has.
+    pub fn year_page(&self, year: u16, page: usize) -> (&'a [PaperId], usize) {
         debug_assert!(
-            self.reads.whole_site || self.reads.year_lists.contains(&year),
-            "year list {year} was not declared"
+            self.reads.whole_site || self.reads.year_pages.contains(&(year, page)),
+            "page {page} of year list {year} was not declared"
         );
-        self.ix.year_papers(year)
+        let list = self.ix.year_papers(year);
+        (page_of(list, page), list.len())
     }
 
     /// The `n` newest papers of the site.
@@ -621,9 +627,8 @@ impl<'a> View<'a> {
             || r.subject_lists
                 .iter()
                 .any(|code| ix.subject_papers(code).contains(&id))
-            || r.year_lists
-                .iter()
-                .any(|&y| ix.year_papers(y).contains(&id))
+            || (r.year_pages.iter())
+                .any(|&(y, page)| page_of(ix.year_papers(y), page).contains(&id))
             || newest(ix, r.newest).contains(&id)
             || r.nearby
                 .iter()
@@ -650,9 +655,8 @@ impl<'a> View<'a> {
             || r.subject_lists
                 .iter()
                 .any(|code| ix.subject_papers(code).iter().any(of_paper))
-            || r.year_lists
-                .iter()
-                .any(|&y| ix.year_papers(y).iter().any(of_paper))
+            || (r.year_pages.iter())
+                .any(|&(y, page)| page_of(ix.year_papers(y), page).iter().any(of_paper))
             || newest(ix, r.newest).iter().any(of_paper)
     }
 }
@@ -778,6 +782,39 @@ mod tests {
                 (o.path.clone(), (fingerprint, shown.unwrap()))
             })
             .collect()
+    }
+
+    /// A paper on the second page of a year's list gains an author: that page's
+    /// fingerprint changes and the first page's does not (both show the year's count of
+    /// papers, which is the same).
+    #[test]
+    fn a_changed_paper_changes_only_its_page_of_the_year() {
+        let titles: Vec<&'static str> = (0..401)
+            .map(|i| &*Box::leak(format!("Paper {i:03}").into_boxed_str()))
+            .collect();
+        let records: Vec<TestRecord> = titles
+            .iter()
+            .map(|t| (2020, *t, "Text.", "cs.DC"))
+            .collect();
+        let mut before = base();
+        before.files = vec![("ada.txt", "Ada Lovelace", records)];
+        let mut after = before.clone();
+        after.files.push((
+            "bo.txt",
+            "Bo Chen",
+            vec![(2020, "Paper 400", "Text.", "cs.DC")],
+        ));
+        let (before, after) = (outputs(&before), outputs(&after));
+        let (first, second) = ("years/2020/index.html", "years/2020/page/2/index.html");
+        assert_eq!(before[first], after[first], "the first page is the same");
+        assert_ne!(
+            before[second].1, after[second].1,
+            "the second page shows the new author"
+        );
+        assert_ne!(before[second].0, after[second].0);
+        assert!(
+            before.contains_key(second) && !before.contains_key("years/2020/page/3/index.html")
+        );
     }
 
     /// Changes of every kind a builder could read.

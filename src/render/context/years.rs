@@ -1,6 +1,7 @@
 //! The years: the index of all of them, and each year's page of papers by title.
 
-use super::{OutputBuilder, PageContext, PageData, Reads, YearLink};
+use super::{pagination, OutputBuilder, PageContext, PageData, Reads, YearLink};
+use crate::plan::page_count;
 use crate::plan::paths::{paged_path, year_path};
 
 /// The index lists every year with its number of papers.
@@ -11,10 +12,11 @@ pub(super) fn index_reads() -> Reads<'static> {
     }
 }
 
-/// A year's page lists its papers, and links to the years before and after it.
-pub(super) fn page_reads(year: u16) -> Reads<'static> {
+/// A page of a year lists its papers on that page, the year's number of papers and
+/// pages, and links to the years before and after it.
+pub(super) fn page_reads(year: u16, page: usize) -> Reads<'static> {
     Reads {
-        year_lists: vec![year],
+        year_pages: vec![(year, page)],
         adjacent_years: Some(year),
         ..Reads::default()
     }
@@ -42,7 +44,7 @@ impl OutputBuilder<'_> {
     }
 
     pub(super) fn year_page(&self, year: u16, page: usize) -> PageContext {
-        let papers = self.v.year_papers(year);
+        let (papers, paper_count) = self.v.year_page(year, page);
         let base = year_path(year);
         let title = if page == 0 {
             format!("Papers from {year}")
@@ -52,7 +54,7 @@ impl OutputBuilder<'_> {
         self.page(
             &paged_path(&base, page),
             title,
-            format!("{} papers from {year}", papers.len()),
+            format!("{paper_count} papers from {year}"),
             |linker| {
                 let link = |(y, count): (u16, usize)| YearLink {
                     year: y,
@@ -60,12 +62,12 @@ impl OutputBuilder<'_> {
                     count,
                 };
                 let (previous, next) = self.v.adjacent_years(year);
-                let (slice, pagination, _) = self.paging(&base, papers, page, linker);
+                let pages = page_count(paper_count);
                 PageData::Year {
                     year,
-                    papers: slice.iter().map(|&p| self.list_item(p, linker)).collect(),
-                    paper_count: papers.len(),
-                    pagination,
+                    papers: papers.iter().map(|&p| self.list_item(p, linker)).collect(),
+                    paper_count,
+                    pagination: pagination(&base, pages, page, false, linker),
                     previous: previous.map(link),
                     next: next.map(link),
                 }
