@@ -167,7 +167,9 @@ impl OutputBuilder<'_> {
             format!("{} (page {})", profile.name, page + 1)
         };
         let mut context = self.page(site_path, title, description, |linker| {
-            let (slice, pagination, year_index) = self.paging(base, papers, page, linker);
+            let list = self.v.author_page(id, page);
+            let (pagination, year_index) = Self::paging(base, &list, page, linker);
+            let slice = list.papers;
             let mut subject_counts: BTreeMap<&str, usize> = BTreeMap::new();
             for &p in papers {
                 for s in &self.v.paper(p).paper.subjects {

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::bounded::BoundedCache;
 use crate::graph::{AuthorId, PaperId};
-use crate::plan::paths::{page_of, paged_path, subject_name, subject_path, Linker};
+use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
 use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
 use crate::reuse::Reuse;
 use crate::search::{SearchIndex, SearchMemo};
@@ -32,7 +32,7 @@ mod years;
 
 pub use feeds::{FeedCategory, FeedContext, FeedEntry, FeedPerson, SitemapContext};
 pub use metadata::{FeedLink, MetaTag, PageMeta};
-pub use reads::{Entities, Reads, TemplateHashes, TemplateSet, View};
+pub use reads::{Entities, ListPage, Reads, TemplateHashes, TemplateSet, View};
 
 /// How many of the newest papers the home page lists.
 pub const HOME_NEWEST_PAPERS: usize = 10;
@@ -312,7 +312,7 @@ fn page_reads<'k>(ix: &'k SiteIndex<'k>, page: &'k PageKind) -> Reads<'k> {
         PageKind::Author(id, _) => authors::page_reads(*id),
         PageKind::Paper(id) => paper::reads(ix, *id),
         PageKind::Subjects => subjects::index_reads(),
-        PageKind::Subject(code, _) => subjects::page_reads(code),
+        PageKind::Subject(code, page) => subjects::page_reads(code, *page),
         PageKind::Years => years::index_reads(),
         PageKind::Year(year, page) => years::page_reads(*year, *page),
         PageKind::Extra(_) | PageKind::NotFound => Reads::default(),
@@ -498,33 +498,27 @@ impl OutputBuilder<'_> {
         }
     }
 
-    /// The papers of page `page` of `list`, links to the other pages, and a year index
-    /// over the whole list (for lists grouped by year).
-    fn paging<'l>(
-        &self,
+    /// Links to the other pages of a list grouped by year whose page `page` is shown,
+    /// and a year index over the whole list.
+    fn paging(
         base: &str,
-        list: &'l [PaperId],
+        list: &ListPage,
         page: usize,
         linker: &Linker,
-    ) -> (&'l [PaperId], Option<Pagination>, Vec<YearAnchor>) {
-        let total = page_count(list.len());
-        let slice = page_of(list, page);
+    ) -> (Option<Pagination>, Vec<YearAnchor>) {
         let href = |p: usize| linker.href(&paged_path(base, p));
-        let pagination = pagination(base, total, page, false, linker);
-        let mut year_index: Vec<YearAnchor> = Vec::new();
-        for (i, &paper) in list.iter().enumerate() {
-            let year = self.v.paper(paper).paper.year;
-            if year_index.last().is_some_and(|y| y.year == year) {
-                continue;
-            }
-            let on = i / PAGE_SIZE;
-            let target = if on == page { String::new() } else { href(on) };
-            year_index.push(YearAnchor {
-                year,
-                href: format!("{target}#y{year}"),
-            });
-        }
-        (slice, pagination, year_index)
+        let pagination = pagination(base, page_count(list.count), page, false, linker);
+        let year_index = (list.year_starts.iter())
+            .map(|&(year, start)| {
+                let on = start / PAGE_SIZE;
+                let target = if on == page { String::new() } else { href(on) };
+                YearAnchor {
+                    year,
+                    href: format!("{target}#y{year}"),
+                }
+            })
+            .collect();
+        (pagination, year_index)
     }
 
     fn by_year(&self, papers: &[PaperId], linker: &Linker) -> Vec<YearGroup> {

@@ -64,6 +64,9 @@ pub struct Reads<'a> {
     pub author_lists: Vec<AuthorId>,
     /// Subjects' lists of papers, as items.
     pub subject_lists: Vec<&'a str>,
+    /// Pages of subjects' lists of papers: `(code, page)` reads the items on that page of
+    /// the subject's list, the list's length and where each year starts in it.
+    pub subject_pages: Vec<(&'a str, usize)>,
     /// Pages of years' lists of papers: `(year, page)` reads the items on that page of
     /// the year's list and the list's length (a new paper changes the pages from its
     /// place on, not the ones before it).
@@ -215,6 +218,14 @@ impl Entities {
         }
         for code in &reads.subject_lists {
             items(&self.paper_items, &mut h, ix.subject_papers(code));
+        }
+        for &(code, page) in &reads.subject_pages {
+            let list = ix.subject_papers(code);
+            h.u64(list.len() as u64);
+            items(&self.paper_items, &mut h, page_of(list, page));
+            for (year, start) in year_starts(ix, list) {
+                h.u64(u64::from(year)).u64(start as u64);
+            }
         }
         for &(year, page) in &reads.year_pages {
             let list = ix.year_papers(year);
@@ -527,6 +538,35 @@ impl<'a> View<'a> {
         self.ix.subject_papers(code)
     }
 
+    /// The papers on page `page` of subject `code`'s list (newest first), how many the
+    /// list has, and where each year starts in it.
+    pub fn subject_page(&self, code: &str, page: usize) -> ListPage<'a> {
+        debug_assert!(
+            self.reads.whole_site || self.reads.subject_pages.contains(&(code, page)),
+            "page {page} of subject list {code} was not declared"
+        );
+        let list = self.ix.subject_papers(code);
+        ListPage {
+            papers: page_of(list, page),
+            count: list.len(),
+            year_starts: year_starts(self.ix, list),
+        }
+    }
+
+    /// [`View::subject_page`] for page `page` of author `id`'s list (newest first).
+    pub fn author_page(&self, id: AuthorId, page: usize) -> ListPage<'a> {
+        debug_assert!(
+            self.has_author_list(id),
+            "author list {id} was not declared"
+        );
+        let list = &self.ix.graph.authors[id].papers[..];
+        ListPage {
+            papers: page_of(list, page),
+            count: list.len(),
+            year_starts: year_starts(self.ix, list),
+        }
+    }
+
     /// The papers on page `page` of `year`'s list (by title), and how many the list has.
     pub fn year_page(&self, year: u16, page: usize) -> (&'a [PaperId], usize) {
         debug_assert!(
@@ -629,6 +669,8 @@ impl<'a> View<'a> {
                 .any(|code| ix.subject_papers(code).contains(&id))
             || (r.year_pages.iter())
                 .any(|&(y, page)| page_of(ix.year_papers(y), page).contains(&id))
+            || (r.subject_pages.iter())
+                .any(|&(code, page)| page_of(ix.subject_papers(code), page).contains(&id))
             || newest(ix, r.newest).contains(&id)
             || r.nearby
                 .iter()
@@ -657,8 +699,32 @@ impl<'a> View<'a> {
                 .any(|code| ix.subject_papers(code).iter().any(of_paper))
             || (r.year_pages.iter())
                 .any(|&(y, page)| page_of(ix.year_papers(y), page).iter().any(of_paper))
+            || (r.subject_pages.iter())
+                .any(|&(code, page)| page_of(ix.subject_papers(code), page).iter().any(of_paper))
             || newest(ix, r.newest).iter().any(of_paper)
     }
+}
+
+/// One page of a paginated list of papers grouped by year (newest first).
+pub struct ListPage<'a> {
+    /// The papers on the page.
+    pub papers: &'a [PaperId],
+    /// How many papers the whole list has.
+    pub count: usize,
+    /// Where each year starts in the whole list: `(year, index of its first paper)`.
+    pub year_starts: Vec<(u16, usize)>,
+}
+
+/// Where each year starts in `list`: `(year, index of its first paper)`, in list order.
+fn year_starts(ix: &SiteIndex, list: &[PaperId]) -> Vec<(u16, usize)> {
+    let mut starts: Vec<(u16, usize)> = Vec::new();
+    for (i, &paper) in list.iter().enumerate() {
+        let year = ix.graph.papers[paper].year;
+        if starts.last().is_none_or(|&(y, _)| y != year) {
+            starts.push((year, i));
+        }
+    }
+    starts
 }
 
 #[cfg(test)]
@@ -784,11 +850,11 @@ mod tests {
             .collect()
     }
 
-    /// A paper on the second page of a year's list gains an author: that page's
-    /// fingerprint changes and the first page's does not (both show the year's count of
-    /// papers, which is the same).
+    /// A paper on the second page of a year's and a subject's list gains an author:
+    /// those pages' fingerprints change and the first pages' do not (they show the
+    /// lists' counts of papers and years, which are the same).
     #[test]
-    fn a_changed_paper_changes_only_its_page_of_the_year() {
+    fn a_changed_paper_changes_only_its_page_of_the_year_and_the_subject() {
         let titles: Vec<&'static str> = (0..401)
             .map(|i| &*Box::leak(format!("Paper {i:03}").into_boxed_str()))
             .collect();
@@ -805,16 +871,15 @@ mod tests {
             vec![(2020, "Paper 400", "Text.", "cs.DC")],
         ));
         let (before, after) = (outputs(&before), outputs(&after));
-        let (first, second) = ("years/2020/index.html", "years/2020/page/2/index.html");
-        assert_eq!(before[first], after[first], "the first page is the same");
-        assert_ne!(
-            before[second].1, after[second].1,
-            "the second page shows the new author"
-        );
-        assert_ne!(before[second].0, after[second].0);
-        assert!(
-            before.contains_key(second) && !before.contains_key("years/2020/page/3/index.html")
-        );
+        for list in ["years/2020/", "subjects/cs.DC/"] {
+            let first = format!("{list}index.html");
+            let second = format!("{list}page/2/index.html");
+            assert!(before[&first] == after[&first], "{first} is the same");
+            let (was, is) = (&before[&second], &after[&second]);
+            assert!(was.1 != is.1, "{second} shows the new author");
+            assert!(was.0 != is.0, "{second} has a new fingerprint");
+            assert!(!before.contains_key(&format!("{list}page/3/index.html")));
+        }
     }
 
     /// Changes of every kind a builder could read.

@@ -16,10 +16,11 @@ pub(super) fn index_reads() -> Reads<'static> {
     }
 }
 
-/// A subject's page lists its papers.
-pub(super) fn page_reads(code: &str) -> Reads<'_> {
+/// A page of a subject lists its papers on that page, the subject's number of papers
+/// and pages, and where each year starts among them.
+pub(super) fn page_reads(code: &str, page: usize) -> Reads<'_> {
     Reads {
-        subject_lists: vec![code],
+        subject_pages: vec![(code, page)],
         ..Reads::default()
     }
 }
@@ -51,7 +52,7 @@ impl OutputBuilder<'_> {
     }
 
     pub(super) fn subject_page(&self, code: &str, page: usize) -> PageContext {
-        let papers = self.v.subject_papers(code);
+        let list = self.v.subject_page(code, page);
         let name = subject_name(code);
         let title = if name == code {
             code.to_string()
@@ -68,14 +69,14 @@ impl OutputBuilder<'_> {
         let mut context = self.page(
             &site_path,
             title,
-            format!("{} papers in {name}", papers.len()),
+            format!("{} papers in {name}", list.count),
             |linker| {
-                let (slice, pagination, year_index) = self.paging(&base, papers, page, linker);
+                let (pagination, year_index) = Self::paging(&base, &list, page, linker);
                 PageData::Subject {
                     code: code.to_string(),
                     name: name.clone(),
-                    paper_count: papers.len(),
-                    years: self.by_year(slice, linker),
+                    paper_count: list.count,
+                    years: self.by_year(list.papers, linker),
                     year_index,
                     pagination,
                 }
