@@ -545,12 +545,7 @@ impl<'a> View<'a> {
             self.reads.whole_site || self.reads.subject_pages.contains(&(code, page)),
             "page {page} of subject list {code} was not declared"
         );
-        let list = self.ix.subject_papers(code);
-        ListPage {
-            papers: page_of(list, page),
-            count: list.len(),
-            year_starts: year_starts(self.ix, list),
-        }
+        ListPage::of(self.ix, self.ix.subject_papers(code), page)
     }
 
     /// [`View::subject_page`] for page `page` of author `id`'s list (newest first).
@@ -559,12 +554,7 @@ impl<'a> View<'a> {
             self.has_author_list(id),
             "author list {id} was not declared"
         );
-        let list = &self.ix.graph.authors[id].papers[..];
-        ListPage {
-            papers: page_of(list, page),
-            count: list.len(),
-            year_starts: year_starts(self.ix, list),
-        }
+        ListPage::of(self.ix, &self.ix.graph.authors[id].papers, page)
     }
 
     /// The papers on page `page` of `year`'s list (by title), and how many the list has.
@@ -713,6 +703,17 @@ pub struct ListPage<'a> {
     pub count: usize,
     /// Where each year starts in the whole list: `(year, index of its first paper)`.
     pub year_starts: Vec<(u16, usize)>,
+}
+
+impl<'a> ListPage<'a> {
+    /// Page `page` of `list`.
+    fn of(ix: &SiteIndex, list: &'a [PaperId], page: usize) -> ListPage<'a> {
+        ListPage {
+            papers: page_of(list, page),
+            count: list.len(),
+            year_starts: year_starts(ix, list),
+        }
+    }
 }
 
 /// Where each year starts in `list`: `(year, index of its first paper)`, in list order.
