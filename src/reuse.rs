@@ -88,6 +88,11 @@ impl<T> Reuse<T> {
         }
     }
 
+    /// Whether results are kept for the next build (a long-running process).
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
     /// How many results the next build may reuse.
     pub fn len(&self) -> usize {
         self.previous.len()
