@@ -58,7 +58,7 @@ pub struct Author {
     /// The author's papers, newest first, then by title.
     pub papers: Vec<PaperId>,
     /// Co-authors on this site with the number of shared papers, most shared first,
-    /// then by name.
+    /// then by identity key.
     pub coauthors: Vec<(AuthorId, usize)>,
 }
 
@@ -637,6 +637,7 @@ fn sort_author_papers(authors: &mut [Author], papers: &[Paper], memo: &LinkMemo)
 /// Each author's co-authors with the number of papers they share, most first (ties:
 /// by name key).
 fn coauthor_lists(authors: &[Author], papers: &[Paper]) -> Vec<Vec<(AuthorId, usize)>> {
+    let key_rank = key_ranks(authors);
     (0..authors.len())
         .into_par_iter()
         .map(|id| {
@@ -653,13 +654,26 @@ fn coauthor_lists(authors: &[Author], papers: &[Paper]) -> Vec<Vec<(AuthorId, us
                     _ => list.push((other, 1)),
                 }
             }
-            list.sort_by(|a, b| {
-                b.1.cmp(&a.1)
-                    .then_with(|| authors[a.0].key.cmp(&authors[b.0].key))
-            });
+            list.sort_by_key(|&(other, count)| (std::cmp::Reverse(count), key_rank[other]));
             list
         })
         .collect()
+}
+
+/// Each author's rank among the authors ordered by identity key (equal keys, equal
+/// ranks), so that the many lists ordered by key compare numbers, not strings.
+fn key_ranks(authors: &[Author]) -> Vec<u32> {
+    let mut order: Vec<AuthorId> = (0..authors.len()).collect();
+    order.par_sort_unstable_by(|&a, &b| authors[a].key.cmp(&authors[b].key));
+    let mut ranks = vec![0u32; authors.len()];
+    let mut rank = 0;
+    for (i, &author) in order.iter().enumerate() {
+        if i > 0 && authors[order[i - 1]].key != authors[author].key {
+            rank += 1;
+        }
+        ranks[author] = rank;
+    }
+    ranks
 }
 
 /// The subjects of a merged paper: the most frequent primary subject first (ties: first
@@ -1053,5 +1067,43 @@ mod tests {
             .map(|&(id, n)| (graph.authors[id].name.as_str(), n))
             .collect();
         assert_eq!(coauthors, [("C", 2), ("B", 1)]);
+    }
+
+    #[test]
+    fn coauthors_sharing_as_many_papers_are_in_order_of_their_keys_not_their_slugs() {
+        let shared = || record("Shared", 2020, None, "cs.LG");
+        let graph = link(&[
+            file("a.txt", "A", vec![shared()]),
+            file("e.txt", "Émile", vec![shared()]),
+            file("f.txt", "Fred", vec![shared()]),
+            file("z.txt", "zed", vec![shared()]),
+            file("z2.txt", "Zed", vec![shared()]),
+        ]);
+        let slugs: Vec<&str> = graph.authors.iter().map(|a| a.slug.as_str()).collect();
+        assert_eq!(slugs, ["a", "emile", "fred", "zed"], "Zed and zed are one");
+        let a = graph.author_by_slug("a").unwrap();
+        let names: Vec<&str> = (a.coauthors.iter())
+            .map(|&(id, _)| graph.authors[id].name.as_str())
+            .collect();
+        // Keys "fred" < "zed" < "émile" (by bytes), though the slug "emile" is first.
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert_eq!(names[0], "Fred");
+        assert_eq!(names[2], "Émile");
+    }
+
+    #[test]
+    fn equal_keys_have_equal_ranks_and_ranks_follow_the_keys() {
+        let author = |key: &str| Author {
+            slug: String::new(),
+            name: String::new(),
+            disambiguation: None,
+            key: key.into(),
+            files: Vec::new(),
+            papers: Vec::new(),
+            coauthors: Vec::new(),
+        };
+        let authors = [author("b"), author("a"), author("c"), author("a")];
+        assert_eq!(key_ranks(&authors), [1, 0, 2, 0]);
+        assert_eq!(key_ranks(&[]), Vec::<u32>::new());
     }
 }
