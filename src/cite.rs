@@ -296,22 +296,7 @@ pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> 
         .par_iter()
         .map(|(name, year, title, _)| base_key(*name, *year, title))
         .collect();
-    // Papers in the order of their base keys, so that papers sharing one are together
-    // and their suffixes are handed out in that order.
-    let order = crate::slug::order_by_key(&bases);
-
-    // Every base key (made at the first base key several papers share: most have none)
-    // and the suffixed keys handed out, which a suffixed key may be neither of.
-    let mut base_keys: Option<HashSet<&str>> = None;
-    let mut suffixed: HashSet<String> = HashSet::new();
-    let mut keys: Vec<String> = vec![String::new(); papers.len()];
-    for sharing in order.chunk_by(|&a, &b| bases[a] == bases[b]) {
-        let base = bases[sharing[0]].as_str();
-        if let [only] = sharing {
-            keys[*only] = base.to_string();
-            continue;
-        }
-        let base_keys = base_keys.get_or_insert_with(|| bases.iter().map(String::as_str).collect());
+    crate::slug::unique_names(bases, |base, sharing, taken| {
         // Sort by everything the paper is, so that the order of the input never matters;
         // the index only separates papers that are identical in every respect.
         let mut members = sharing.to_vec();
@@ -320,20 +305,17 @@ pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> 
             let (nb, yb, tb, kb) = papers[b];
             (ka, ta, ya, na, a).cmp(&(kb, tb, yb, nb, b))
         });
-        keys[members[0]] = base.to_string();
-        let mut next = 0usize;
-        for &i in &members[1..] {
-            loop {
-                let candidate = format!("{base}{}", alpha_suffix(next));
-                next += 1;
-                if !base_keys.contains(candidate.as_str()) && suffixed.insert(candidate.clone()) {
-                    keys[i] = candidate;
-                    break;
-                }
-            }
+        let mut keys = vec![(members[0], base.to_string())];
+        let mut suffixes = (0..).map(alpha_suffix);
+        for &paper in &members[1..] {
+            let key = (suffixes.by_ref())
+                .map(|suffix| format!("{base}{suffix}"))
+                .find(|candidate| taken.take(candidate))
+                .unwrap_or_default();
+            keys.push((paper, key));
         }
-    }
-    keys
+        keys
+    })
 }
 
 // ---------------------------------------------------------------------------------------

@@ -63,39 +63,73 @@ pub fn subject_segment(code: &str) -> String {
 /// the unlikely case that collides too, a counter). The result depends only on the set
 /// of items, never on their order.
 pub fn unique_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec<String> {
-    let order = order_by_key(&bases);
-    // Every base (made at the first base several items share: most have none) and the
-    // suffixed slugs handed out, which a suffixed slug may be neither of.
-    let mut base_slugs: Option<HashSet<&str>> = None;
-    let mut suffixed: HashSet<String> = HashSet::new();
-    let mut slugs: Vec<Option<String>> = vec![None; bases.len()];
-    for sharing in order.chunk_by(|&a, &b| bases[a] == bases[b]) {
-        if sharing.len() == 1 {
-            continue;
-        }
-        let base = bases[sharing[0]].as_str();
-        let base_slugs =
-            base_slugs.get_or_insert_with(|| bases.iter().map(String::as_str).collect());
+    unique_names(bases, |base, sharing, taken| {
         let mut keyed: Vec<(String, usize)> = sharing.iter().map(|&m| (key_of(m), m)).collect();
         keyed.sort();
-        slugs[keyed[0].1] = Some(base.to_string());
+        let mut names = vec![(keyed[0].1, base.to_string())];
         for (key, m) in &keyed[1..] {
             let hash = crate::normalize::stable_hash(key) >> 40;
             let mut candidate = format!("{base}-{hash:06x}");
             let mut n = 2;
-            while base_slugs.contains(candidate.as_str()) || suffixed.contains(&candidate) {
+            while !taken.take(&candidate) {
                 candidate = format!("{base}-{hash:06x}-{n}");
                 n += 1;
             }
-            suffixed.insert(candidate.clone());
-            slugs[*m] = Some(candidate);
+            names.push((*m, candidate));
+        }
+        names
+    })
+}
+
+/// Names (slugs, citation keys) for items, from each item's base name, unique among
+/// them all. An item whose base no other item has keeps it. The items sharing a base
+/// are handed to `name_sharing` (with the base, in the order of the bases) and it names
+/// each of them, typically the first with the base and the others with suffixed
+/// candidates, each the first that [`Taken::take`] accepts: one that is neither an
+/// item's base nor a name handed out before. An item it leaves out keeps its base.
+pub fn unique_names(
+    bases: Vec<String>,
+    mut name_sharing: impl FnMut(&str, &[usize], &mut Taken) -> Vec<(usize, String)>,
+) -> Vec<String> {
+    let order = order_by_key(&bases);
+    let mut taken = Taken {
+        bases: &bases,
+        base_set: None,
+        suffixed: HashSet::new(),
+    };
+    let mut names: Vec<Option<String>> = vec![None; bases.len()];
+    for sharing in order.chunk_by(|&a, &b| bases[a] == bases[b]) {
+        if let [first, _, ..] = sharing {
+            for (item, name) in name_sharing(&bases[*first], sharing, &mut taken) {
+                names[item] = Some(name);
+            }
         }
     }
-    slugs
+    drop(taken);
+    names
         .into_iter()
         .zip(bases)
-        .map(|(slug, base)| slug.unwrap_or(base))
+        .map(|(name, base)| name.unwrap_or(base))
         .collect()
+}
+
+/// The names that suffixed candidates may not take in [`unique_names`]: every item's
+/// base (the set is made at the first candidate: most sites have no shared bases) and
+/// the names handed out before.
+pub struct Taken<'b> {
+    bases: &'b [String],
+    base_set: Option<HashSet<&'b str>>,
+    suffixed: HashSet<String>,
+}
+
+impl Taken<'_> {
+    /// Takes `candidate` if it is neither an item's base nor taken before; whether it did.
+    pub fn take(&mut self, candidate: &str) -> bool {
+        let bases = self.bases;
+        let base_set =
+            (self.base_set).get_or_insert_with(|| bases.iter().map(String::as_str).collect());
+        !base_set.contains(candidate) && self.suffixed.insert(candidate.to_string())
+    }
 }
 
 /// The indices of `keys` in the order of the keys (equal keys in index order), sorted
