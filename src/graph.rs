@@ -629,7 +629,7 @@ fn sort_author_papers(authors: &mut [Author], papers: &[Paper], memo: &LinkMemo)
                 .year
                 .cmp(&papers[a].year)
                 .then_with(|| title_keys[a].cmp(&title_keys[b]))
-                .then_with(|| papers[a].slug.cmp(&papers[b].slug))
+                .then(a.cmp(&b)) // Ids are in the order of the papers' slugs.
         });
     });
 }

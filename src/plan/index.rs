@@ -156,14 +156,10 @@ impl<'a> SiteIndex<'a> {
         let config = input.config;
         let profiles = merge_profiles(graph, config, input.bios, diagnostics);
         let extra_pages = extra_pages(input.pages, diagnostics);
-        let (subjects, years) = subject_and_year_lists(graph);
+        let newest = newest_first(graph);
+        let (subjects, years) = subject_and_year_lists(graph, &newest);
         let (paper_texts, mut tex_diagnostics) = convert_texts(graph, config, &input.memo.texts);
         diagnostics.append(&mut tex_diagnostics);
-        let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
-        newest.sort_by(|&a, &b| {
-            let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
-            pb.year.cmp(&pa.year).then_with(|| pa.slug.cmp(&pb.slug))
-        });
         let citation_keys = citation_keys(graph, &profiles, &paper_texts);
         let author_letters = author_letters(&profiles);
         let author_lists_inline = inline_author_lists(graph, config, &paper_texts, &profiles);
@@ -283,37 +279,40 @@ fn extra_pages<'a>(
 /// The papers of each subject and of each year.
 type SubjectAndYearLists<'a> = (BTreeMap<&'a str, Vec<PaperId>>, BTreeMap<u16, Vec<PaperId>>);
 
-/// Subject lists (newest first, then by slug) and year lists (by title,
+/// Subject lists (in the order of `newest`: newest first, then by slug) and year lists (by title,
 /// case-insensitive, then slug).
-fn subject_and_year_lists(graph: &SiteGraph) -> SubjectAndYearLists<'_> {
+fn subject_and_year_lists<'g>(graph: &'g SiteGraph, newest: &[PaperId]) -> SubjectAndYearLists<'g> {
     let mut subjects: BTreeMap<&str, Vec<PaperId>> = BTreeMap::new();
     let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
-    for (id, paper) in graph.papers.iter().enumerate() {
-        for subject in &paper.subjects {
+    for &id in newest {
+        for subject in &graph.papers[id].subjects {
             subjects.entry(subject.as_str()).or_default().push(id);
         }
+    }
+    for (id, paper) in graph.papers.iter().enumerate() {
         years.entry(paper.year).or_default().push(id);
     }
-    let newest_first = |list: &mut Vec<PaperId>| {
-        list.sort_by(|&a, &b| {
-            let (pa, pb) = (&graph.papers[a], &graph.papers[b]);
-            pb.year.cmp(&pa.year).then_with(|| pa.slug.cmp(&pb.slug))
-        })
-    };
-    subjects.values_mut().for_each(newest_first);
     let lowercase_titles: Vec<String> = graph
         .papers
         .par_iter()
         .map(|p| p.title.to_lowercase())
         .collect();
     for list in years.values_mut() {
-        list.sort_by(|&a, &b| {
+        list.sort_unstable_by(|&a, &b| {
             lowercase_titles[a]
                 .cmp(&lowercase_titles[b])
-                .then_with(|| graph.papers[a].slug.cmp(&graph.papers[b].slug))
+                .then(a.cmp(&b))
         });
     }
     (subjects, years)
+}
+
+/// Every paper, newest first, then by slug. Papers' ids are in the order of their
+/// (unique) slugs, so ids are compared rather than slugs.
+fn newest_first(graph: &SiteGraph) -> Vec<PaperId> {
+    let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
+    newest.par_sort_unstable_by_key(|&id| (std::cmp::Reverse(graph.papers[id].year), id));
+    newest
 }
 
 /// The authors grouped by the first letter of their family name.

@@ -32,12 +32,9 @@ impl OutputBuilder<'_> {
         };
         let mut context = self.page("", config.title.clone(), description, |linker| {
             let mut by_count: Vec<AuthorId> = (0..graph.authors.len()).collect();
-            by_count.sort_by(|&a, &b| {
-                graph.authors[b]
-                    .papers
-                    .len()
-                    .cmp(&graph.authors[a].papers.len())
-                    .then_with(|| graph.authors[a].slug.cmp(&graph.authors[b].slug))
+            // Most papers first, then by slug (the order of the ids).
+            by_count.sort_unstable_by_key(|&id| {
+                (std::cmp::Reverse(graph.authors[id].papers.len()), id)
             });
             let authors = by_count
                 .iter()
