@@ -134,16 +134,72 @@ impl Taken<'_> {
 
 /// The indices of `keys` in the order of the keys (equal keys in index order), sorted
 /// on every thread.
+///
+/// Each index is sorted with the first 16 bytes of its key as a number ([`prefix`]),
+/// which orders keys as their bytes do: most comparisons are of numbers held in the
+/// list, and only keys with the same start are read. (Sorting slugs and citation keys
+/// of 500,000 papers and 200,000 authors took about a second of each rebuild.)
 pub fn order_by_key(keys: &[String]) -> Vec<usize> {
     use rayon::prelude::*;
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.par_sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]).then(a.cmp(&b)));
-    order
+    let mut order: Vec<(u128, usize)> = (keys.par_iter().enumerate())
+        .map(|(i, key)| (prefix(key), i))
+        .collect();
+    order.par_sort_unstable_by(|a, b| {
+        (a.0.cmp(&b.0))
+            .then_with(|| keys[a.1].cmp(&keys[b.1]))
+            .then(a.1.cmp(&b.1))
+    });
+    order.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The first 16 bytes of `key` as a big-endian number, padded with zero bytes: if one
+/// key's number is less than another's, so is the key (a shorter key that the other
+/// starts with pads with zeros, which no byte is below); equal numbers say nothing.
+fn prefix(key: &str) -> u128 {
+    let mut bytes = [0u8; 16];
+    let start = &key.as_bytes()[..key.len().min(16)];
+    bytes[..start.len()].copy_from_slice(start);
+    u128::from_be_bytes(bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_ordered_as_their_bytes_whatever_their_first_sixteen_bytes() {
+        let keys: Vec<String> = [
+            "learning-to-rank-with-graphs",
+            "learning-to-rank-with-graph",
+            "learning-to-rank",
+            "learning-to-rank\0",
+            "learning-to-ranl",
+            "learning",
+            "",
+            "\0",
+            "zeta",
+            "ärger",
+            "learning-to-rank-with-graphs",
+            "a",
+            "learning-to-rank-with-graphs-2",
+        ]
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
+        let mut expected: Vec<usize> = (0..keys.len()).collect();
+        expected.sort_by(|&a, &b| keys[a].cmp(&keys[b]).then(a.cmp(&b)));
+        assert_eq!(order_by_key(&keys), expected);
+        let ordered: Vec<&str> = expected.iter().map(|&i| keys[i].as_str()).collect();
+        assert_eq!(&ordered[..3], ["", "\0", "a"]);
+        assert_eq!(
+            ordered[4], "learning-to-rank",
+            "a key before the longer keys it starts"
+        );
+        assert_eq!(ordered[5], "learning-to-rank\0");
+        // Equal keys keep the order of their indices.
+        assert_eq!(&expected[7..9], [0, 10]);
+        assert!(prefix("ab") < prefix("ab\0\x01") && prefix("ab") == prefix("ab\0"));
+    }
 
     #[test]
     fn transliterates_to_readable_ascii() {
