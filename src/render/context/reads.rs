@@ -20,7 +20,6 @@ use crate::plan::paths::page_of;
 use crate::plan::profiles::Profile;
 use crate::plan::texts::PaperText;
 use crate::plan::{nearby_papers, SiteIndex};
-use crate::text_store::Text;
 
 /// Changed whenever the same input and templates come out differently (links in lists
 /// made another way, say), so that outputs of an earlier build are not taken as current.
@@ -111,8 +110,13 @@ impl Fingerprint {
     }
 
     fn str(&mut self, s: &str) -> &mut Self {
-        self.0.extend_from_slice(&(s.len() as u64).to_le_bytes());
-        self.0.extend_from_slice(s.as_bytes());
+        self.bytes(s.as_bytes())
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0
+            .extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(bytes);
         self
     }
 
@@ -291,8 +295,15 @@ fn paper_card(ix: &SiteIndex, id: PaperId) -> u64 {
         .str(&paper.title)
         .u64(u64::from(paper.year))
         .str(&paper.source)
-        .opt(paper.abstract_text.as_ref().map(Text::load).as_deref())
         .str(&ix.citation_keys[id]);
+    // The abstract by its hash, and paths by their bytes, rather than copied as text:
+    // a rebuild fingerprints every paper.
+    match &paper.abstract_text {
+        Some(text) => h
+            .u64(1)
+            .u64(crate::hash::content_hash(text.load().as_bytes())),
+        None => h.u64(0),
+    };
     for subject in &paper.subjects {
         h.str(subject);
     }
@@ -301,7 +312,7 @@ fn paper_card(ix: &SiteIndex, id: PaperId) -> u64 {
         h.str(&ix.graph.authors[a].slug);
     }
     for occurrence in &paper.occurrences {
-        h.str(&occurrence.path.to_string_lossy())
+        h.bytes(occurrence.path.as_os_str().as_encoded_bytes())
             .u64(occurrence.line as u64);
     }
     h.finish()
