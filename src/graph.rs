@@ -663,8 +663,8 @@ fn coauthor_lists(authors: &[Author], papers: &[Paper]) -> Vec<Vec<(AuthorId, us
 /// Each author's rank among the authors ordered by identity key (equal keys, equal
 /// ranks), so that the many lists ordered by key compare numbers, not strings.
 fn key_ranks(authors: &[Author]) -> Vec<u32> {
-    let mut order: Vec<AuthorId> = (0..authors.len()).collect();
-    order.par_sort_unstable_by(|&a, &b| authors[a].key.cmp(&authors[b].key));
+    let keys: Vec<&str> = authors.iter().map(|a| a.key.as_str()).collect();
+    let order = order_by_key(&keys);
     let mut ranks = vec![0u32; authors.len()];
     let mut rank = 0;
     for (i, &author) in order.iter().enumerate() {

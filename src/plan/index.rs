@@ -279,8 +279,8 @@ fn extra_pages<'a>(
 /// The papers of each subject and of each year.
 type SubjectAndYearLists<'a> = (BTreeMap<&'a str, Vec<PaperId>>, BTreeMap<u16, Vec<PaperId>>);
 
-/// Subject lists (in the order of `newest`: newest first, then by slug) and year lists (by title,
-/// case-insensitive, then slug).
+/// Subject lists (in the order of `newest`: newest first, then by slug) and year lists
+/// (by title, case-insensitive, then slug).
 fn subject_and_year_lists<'g>(graph: &'g SiteGraph, newest: &[PaperId]) -> SubjectAndYearLists<'g> {
     let mut subjects: BTreeMap<&str, Vec<PaperId>> = BTreeMap::new();
     let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
