@@ -94,6 +94,76 @@ pub fn is_safe_relative_path(path: &str) -> bool {
 /// build has succeeded.
 pub const STAGING_DIR: &str = ".profilegen-staging";
 
+/// The lock file of an output folder (of its generations folder, in generations): held
+/// by the build writing it ([`OutputLock`]). It is empty, so every build leaves the
+/// folder with the same bytes.
+pub const LOCK_FILE: &str = ".profilegen-lock";
+
+/// The right to write one output folder, held from [`OutputWriter::open`] until commit
+/// or abort. Two processes writing one folder at once would move and remove each
+/// other's staged files; the second is refused instead, with the first one's process
+/// number. The lock is the system's (`flock`), so a killed build holds it no longer: the
+/// file itself stays, and a later build takes it again.
+#[derive(Debug)]
+pub struct OutputLock {
+    /// The open lock file: closing it releases the lock.
+    _file: fs::File,
+}
+
+/// The process holding the lock on `file`, from the system's table of locks
+/// (`/proc/locks`, which lists each lock's process and its file's device and inode), if
+/// the system has one.
+fn lock_holder(file: &fs::File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let inode = file.metadata().ok()?.ino();
+    let locks = fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        // "1: FLOCK  ADVISORY  WRITE 12345 08:01:1234567 0 EOF"
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (pid, file_id) = (fields.get(4)?, fields.get(5)?);
+        let line_inode = file_id.rsplit(':').next()?.parse::<u64>().ok()?;
+        (fields.get(1) == Some(&"FLOCK") && line_inode == inode)
+            .then(|| pid.parse().ok())
+            .flatten()
+    })
+}
+
+impl OutputLock {
+    /// Takes the lock of `folder` (which must exist), or says which process holds it.
+    pub fn acquire(folder: &Path) -> Result<OutputLock, OutputError> {
+        let path = folder.join(LOCK_FILE);
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err("open the lock file", &path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                let holder = match lock_holder(&file) {
+                    Some(pid) => format!("profilegen process {pid}"),
+                    None => "another profilegen process".to_string(),
+                };
+                return Err(OutputError {
+                    path: folder.to_path_buf(),
+                    action: "write",
+                    source: io::Error::new(
+                        io::ErrorKind::WouldBlock,
+                        format!(
+                            "{holder} is writing it; one build at a time writes an output \
+                             folder (stop the other, or give this one another --output)"
+                        ),
+                    ),
+                });
+            }
+            Err(fs::TryLockError::Error(err)) => return Err(io_err("lock", &path)(err)),
+        }
+        Ok(OutputLock { _file: file })
+    }
+}
+
 /// Writes one build's files into an output folder in two steps: [`OutputWriter::stage`]
 /// each file as it is produced (from any thread), then [`OutputWriter::commit`] them all
 /// once the build has succeeded, or [`OutputWriter::abort`] to leave the folder as it
@@ -126,6 +196,8 @@ pub struct OutputWriter {
     /// The generation being written, when the output path is built in generations
     /// ([`generations`]): committing switches the output path to it.
     generation: Option<generations::NextGeneration>,
+    /// Held until the writer commits or aborts; released when dropped.
+    _lock: OutputLock,
 }
 
 /// What an [`OutputWriter`] knows of one file of the build.
@@ -151,9 +223,16 @@ pub struct Committed {
 
 impl OutputWriter {
     /// Opens `out_dir` (created if missing) for a new build, clearing any staging folder
-    /// a killed build left behind.
+    /// a killed build left behind. Fails if another process is writing it
+    /// ([`OutputLock`]).
     pub fn open(out_dir: &Path) -> Result<OutputWriter, OutputError> {
         fs::create_dir_all(out_dir).map_err(io_err("create", out_dir))?;
+        let lock = OutputLock::acquire(out_dir)?;
+        OutputWriter::open_locked(out_dir, lock)
+    }
+
+    /// [`OutputWriter::open`], with the lock that covers `out_dir` already held.
+    fn open_locked(out_dir: &Path, lock: OutputLock) -> Result<OutputWriter, OutputError> {
         let root = fs::canonicalize(out_dir).map_err(io_err("resolve", out_dir))?;
         let staging = root.join(STAGING_DIR);
         match fs::remove_dir_all(&staging) {
@@ -179,6 +258,7 @@ impl OutputWriter {
             made_dirs: Mutex::new(HashSet::new()),
             staged_since_ns,
             generation: None,
+            _lock: lock,
         })
     }
 
@@ -186,8 +266,9 @@ impl OutputWriter {
     /// [`generations`]): the files of the current generation are linked into it, and
     /// [`OutputWriter::commit`] makes `link` lead to it.
     pub fn open_next_generation(link: &Path) -> Result<OutputWriter, OutputError> {
+        let lock = generations::lock(link)?;
         let generation = generations::NextGeneration::prepare(link)?;
-        match OutputWriter::open(&generation.dir()) {
+        match OutputWriter::open_locked(&generation.dir(), lock) {
             Ok(writer) => Ok(OutputWriter {
                 generation: Some(generation),
                 ..writer
@@ -203,6 +284,7 @@ impl OutputWriter {
     pub fn stage(&self, path: &str, bytes: &[u8]) -> Result<bool, OutputError> {
         if !is_safe_relative_path(path)
             || path == MANIFEST
+            || path == LOCK_FILE
             || path.split('/').next() == Some(STAGING_DIR)
         {
             return Err(OutputError {
@@ -617,6 +699,60 @@ mod tests {
         ] {
             assert!(!is_safe_relative_path(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_second_writer_of_one_folder_is_refused_until_the_first_is_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let first = OutputWriter::open(&out).unwrap();
+        first.stage("a/index.html", b"first").unwrap();
+        let refused = OutputWriter::open(&out)
+            .err()
+            .expect("second writer refused");
+        let message = refused.to_string();
+        assert_eq!(refused.source.kind(), io::ErrorKind::WouldBlock);
+        assert!(
+            message.contains(&format!("profilegen process {}", std::process::id())),
+            "{message}"
+        );
+        // The refused writer touched nothing: the first one's staged file is there.
+        assert!(out.join(STAGING_DIR).join("a/index.html").is_file());
+        first.commit().unwrap();
+        assert_eq!(fs::read(out.join("a/index.html")).unwrap(), b"first");
+
+        // Once committed (or aborted) the folder takes a writer again; the lock file
+        // stays, is no output of the build, and is never removed as stale.
+        let second = OutputWriter::open(&out).unwrap();
+        second.abort();
+        let stats = write_output(&out, &[file("b/index.html", "B")]).unwrap();
+        assert_eq!(stats.removed, 1);
+        assert!(out.join(LOCK_FILE).is_file());
+        let manifest = fs::read_to_string(out.join(MANIFEST)).unwrap();
+        assert_eq!(manifest, "b/index.html\n");
+        let writer = OutputWriter::open(&out).unwrap();
+        assert!(writer.stage(LOCK_FILE, b"page").is_err());
+        writer.abort();
+    }
+
+    #[test]
+    fn generations_of_one_output_path_take_one_writer_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("public");
+        let first = OutputWriter::open_next_generation(&link).unwrap();
+        let refused = OutputWriter::open_next_generation(&link)
+            .err()
+            .expect("second writer refused");
+        assert_eq!(refused.source.kind(), io::ErrorKind::WouldBlock);
+        // The refused writer did not take the first one's generation for a leftover.
+        assert!(first.root().is_dir());
+        first.stage("index.html", b"one").unwrap();
+        first.commit().unwrap();
+        assert_eq!(fs::read(link.join("index.html")).unwrap(), b"one");
+        let next = OutputWriter::open_next_generation(&link).unwrap();
+        next.stage("index.html", b"two").unwrap();
+        next.commit().unwrap();
+        assert_eq!(fs::read(link.join("index.html")).unwrap(), b"two");
     }
 
     #[test]

@@ -812,3 +812,34 @@ fn tex_that_trips_the_math_parser_prints_a_warning_and_no_panic() {
         "kept as its source"
     );
 }
+
+#[test]
+fn a_build_into_a_folder_another_process_is_writing_is_refused_and_touches_nothing() {
+    let site = Site::seeds();
+    site.build();
+    let before = site.output_tree();
+    // This test process stands for a build in progress: it holds the folder's lock.
+    let held = profilegen::output::OutputLock::acquire(&site.public()).unwrap();
+    site.file(
+        "content/records/new.txt",
+        record_file("New Author", &[(2024, "A New Paper", "New.", "cs.AI")]),
+    );
+    let refused = site.run(&["build"]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    let pid = std::process::id();
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("profilegen process {pid} is writing it")),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        site.output_tree() == before,
+        "the refused build changed the output"
+    );
+    drop(held);
+    let run = site.build();
+    assert!(run.stderr.contains("Built 4 authors"), "{}", run.stderr);
+    assert!(site.output("index.html").contains("New Author"));
+}

@@ -48,11 +48,14 @@ fn build(site: &Site, out: &str, generations: bool, threads: &str) {
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
-/// The generations in `<out>.generations`, sorted.
+/// The generations in `<out>.generations`, sorted. Besides them the folder holds only
+/// the output's lock file.
 fn generations(site: &Site, out: &str) -> Vec<u64> {
     let mut numbers: Vec<u64> = fs::read_dir(site.root().join(format!("{out}.generations")))
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().parse().unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != profilegen::output::LOCK_FILE)
+        .map(|name| name.parse().unwrap())
         .collect();
     numbers.sort();
     numbers

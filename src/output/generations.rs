@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{folder_entries, io_err, OutputError, STAGING_DIR};
+use super::{folder_entries, io_err, OutputError, OutputLock, STAGING_DIR};
 
 /// The folder holding the generations of the output path `link`: its sibling
 /// `<name>.generations`.
@@ -36,6 +36,14 @@ pub fn generations_dir(link: &Path) -> PathBuf {
     let mut name = link.file_name().map(OsString::from).unwrap_or_default();
     name.push(".generations");
     link.with_file_name(name)
+}
+
+/// Takes the lock of the output path `link`, which covers all its generations: its
+/// file is in the generations folder (made if missing), which no generation replaces.
+pub fn lock(link: &Path) -> Result<OutputLock, OutputError> {
+    let store = generations_dir(link);
+    fs::create_dir_all(&store).map_err(io_err("create", &store))?;
+    OutputLock::acquire(&store)
 }
 
 /// The generation `link` leads to, if it is a symbolic link to a generation in its

@@ -197,11 +197,17 @@ pub fn normalize(path: &str) -> String {
     parts.join("/")
 }
 
-/// Every file under `dir`, relative path (with /) -> bytes, sorted.
+/// Every file under `dir`, relative path (with /) -> bytes, sorted. An output folder's
+/// lock file is left out: it is no part of the site, and the same empty file after
+/// every plain build (a build in generations has it in the generations folder).
 pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.unwrap();
+        if entry.depth() == 1 && entry.file_name() == profilegen::output::LOCK_FILE {
+            assert_eq!(entry.metadata().unwrap().len(), 0, "the lock file is empty");
+            continue;
+        }
         if entry.file_type().is_file() {
             let rel = entry
                 .path()
