@@ -21,6 +21,9 @@
 //!   blackboard bold, `\cA`, `\mcA` as calligraphic, `\frkh` as Fraktur, `\lie g` as
 //!   `\mathfrak g`); `\wt`, `\wh` as `\widetilde`, `\widehat` (not before `(`: `\wt(b)` is a
 //!   weight);
+//! * the braket package's brackets, as KaTeX has them: `\bra{φ}`, `\ket{ψ}`,
+//!   `\braket{φ|ψ}`, and `\Bra`, `\Ket`, `\Braket`, `\set`, `\Set`, whose bars grow with
+//!   them;
 //! * `\H`, the double acute accent, as KaTeX reads it in math too;
 //! * `\operatorname{..}`, `\operatorname*{..}` and `\mathop{..}` whose argument holds
 //!   commands or scripts (`\operatorname{\mathsf{lex}}`): the converter would show that
@@ -272,9 +275,99 @@ fn takes_delimiter(name: &str) -> bool {
     )
 }
 
+/// A bracket command of the braket package, as KaTeX defines it: its argument between
+/// `open` and `close` (in a group of its own, unless its bars grow: `\middle` must be in
+/// the group of its `\left` and `\right`), with the first bar (`|`, and `\|`) at the argument's top level, or
+/// every one, written as `bar` (and `double_bar`) so that it grows with the brackets.
+struct Bracket {
+    open: &'static str,
+    close: &'static str,
+    /// What a bar and a double bar become, if they change (a double bar may not).
+    bars: Option<(&'static str, Option<&'static str>)>,
+    /// Whether every bar changes, not only the first.
+    every_bar: bool,
+}
+
+/// The bracket command `name` (`\bra`, `\ket`, `\braket`, `\set` and their capitalized,
+/// growing forms), if it is one.
+fn bracket(name: &str) -> Option<Bracket> {
+    let fixed = |open, close| Bracket {
+        open,
+        close,
+        bars: None,
+        every_bar: false,
+    };
+    Some(match name {
+        "bra" => fixed("\\mathinner{\\langle{", "}|}"),
+        "ket" => fixed("\\mathinner{|{", "}\\rangle}"),
+        "braket" => fixed("\\mathinner{\\langle{", "}\\rangle}"),
+        "Bra" => fixed("\\left\\langle{", "}\\right|"),
+        "Ket" => fixed("\\left|{", "}\\right\\rangle"),
+        "Braket" => Bracket {
+            open: "\\left\\langle ",
+            close: "\\right\\rangle ",
+            bars: Some(("\\,\\middle\\vert\\,", Some("\\,\\middle\\Vert\\,"))),
+            every_bar: true,
+        },
+        "set" => Bracket {
+            open: "\\{\\,",
+            close: "\\,\\}",
+            bars: Some(("\\mid ", None)),
+            every_bar: false,
+        },
+        "Set" => Bracket {
+            open: "\\left\\{\\:",
+            close: "\\:\\right\\}",
+            bars: Some(("\\;\\middle\\vert\\;", Some("\\;\\middle\\Vert\\;"))),
+            every_bar: false,
+        },
+        _ => return None,
+    })
+}
+
+/// `tex` with its bars at the top level (outside groups) written as `bar`, and its
+/// double bars (`\|`) as `double_bar` (if it is given): the first one, or every one.
+fn replace_bars(tex: &str, (bar, double_bar): (&str, Option<&str>), every_bar: bool) -> String {
+    let mut out = String::with_capacity(tex.len() + 16);
+    let mut depth = 0usize;
+    let mut replaced = false;
+    let mut chars = tex.char_indices();
+    while let Some((_, c)) = chars.next() {
+        let at_top = depth == 0 && (every_bar || !replaced);
+        match c {
+            '\\' => match chars.next() {
+                Some((_, '|')) if at_top && double_bar.is_some() => {
+                    out.push_str(double_bar.unwrap_or_default());
+                    replaced = true;
+                }
+                Some((_, escaped)) => {
+                    out.push('\\');
+                    out.push(escaped);
+                }
+                None => out.push('\\'),
+            },
+            '|' if at_top => {
+                out.push_str(bar);
+                replaced = true;
+            }
+            '{' => {
+                depth += 1;
+                out.push(c);
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whether the control word `name` is rewritten by [`rewrite_math`].
 fn is_rewritten(name: &str) -> bool {
     replacement(name).is_some()
+        || bracket(name).is_some()
         || operator_name(name).is_some()
         || letter_shorthand(name).is_some()
         || matches!(name, "operatorname" | "mathop")
@@ -413,6 +506,10 @@ impl Rewriter<'_> {
                             continue;
                         }
                     }
+                    if let Some(bracket) = bracket(name) {
+                        pos = self.bracket(&bracket, spanned.start, pos, to, depth);
+                        continue;
+                    }
                     if matches!(name, "operatorname" | "mathop") {
                         pos = self.operator(name, pos, to, depth);
                         continue;
@@ -468,6 +565,49 @@ impl Rewriter<'_> {
         self.region(open + 1, close, depth + 1);
         self.out.push('}');
         close + 1
+    }
+
+    /// Writes the bracket command that starts at `start` and ends at `pos` with its
+    /// argument (a group, or else the one token after spaces: `\ket0`, `\ket\psi`), and
+    /// returns where to go on. Without an argument the command is copied as it is.
+    fn bracket(
+        &mut self,
+        bracket: &Bracket,
+        start: usize,
+        pos: usize,
+        to: usize,
+        depth: usize,
+    ) -> usize {
+        let at = pos + self.tex[pos..to].len() - self.tex[pos..to].trim_start().len();
+        let argument = match self.tex.as_bytes().get(at) {
+            _ if at >= to => None,
+            Some(b'{') => self.closing(at, to).map(|close| (at + 1, close, close + 1)),
+            Some(b'}') => None,
+            Some(_) => {
+                // One character of a run of text; a whole command otherwise.
+                let spanned = token_at(&self.tex[..to], at);
+                let end = match spanned.token {
+                    Token::Text(text) => at + text.chars().next().map_or(0, char::len_utf8),
+                    _ => spanned.end,
+                };
+                Some((at, end, end))
+            }
+            None => None,
+        };
+        let Some((from, until, next)) = argument else {
+            self.out.push_str(&self.tex[start..pos]);
+            return pos;
+        };
+        self.out.push_str(bracket.open);
+        let inner_start = self.out.len();
+        self.region(from, until, depth + 1);
+        if let Some(bars) = bracket.bars {
+            let inner = replace_bars(&self.out[inner_start..], bars, bracket.every_bar);
+            self.out.truncate(inner_start);
+            self.out.push_str(&inner);
+        }
+        self.out.push_str(bracket.close);
+        next
     }
 
     /// Where the brace argument after `pos` (and spaces) ends; `pos` when there is none.
@@ -588,6 +728,84 @@ mod tests {
         );
         // Other short author macros are left alone.
         assert_eq!(rewrite(r"\D \K \Z"), r"\D \K \mathbb{Z}");
+    }
+
+    #[test]
+    fn braket_brackets_as_katex_defines_them() {
+        assert_eq!(rewrite(r"\ket{\psi}"), r"\mathinner{|{\psi}\rangle}");
+        assert_eq!(rewrite(r"\bra{\phi}"), r"\mathinner{\langle{\phi}|}");
+        assert_eq!(
+            rewrite(r"\braket{\phi|\psi}"),
+            r"\mathinner{\langle{\phi|\psi}\rangle}"
+        );
+        assert_eq!(rewrite(r"\Ket{\psi}"), r"\left|{\psi}\right\rangle");
+        assert_eq!(rewrite(r"\Bra{x}"), r"\left\langle{x}\right|");
+        // One token without braces is the argument, as in TeX; the argument is rewritten.
+        assert_eq!(
+            rewrite(r"\ket0 + \ket \psi"),
+            r"\mathinner{|{0}\rangle} + \mathinner{|{\psi}\rangle}"
+        );
+        assert_eq!(
+            rewrite(r"\ket{\R^n}"),
+            r"\mathinner{|{\mathbb{R}^n}\rangle}"
+        );
+        // Without an argument the command stays, and fails as before.
+        assert_eq!(rewrite(r"a\ket"), r"a\ket");
+        assert_eq!(rewrite(r"{\ket}"), r"{\ket}");
+    }
+
+    #[test]
+    fn growing_brackets_grow_their_bars() {
+        // Every bar of \Braket, and its double bars; bars inside groups stay.
+        assert_eq!(
+            rewrite(r"\Braket{\phi|A|\psi}"),
+            r"\left\langle \phi\,\middle\vert\,A\,\middle\vert\,\psi\right\rangle "
+        );
+        assert_eq!(
+            rewrite(r"\Braket{a\|b{|c|}}"),
+            r"\left\langle a\,\middle\Vert\,b{|c|}\right\rangle "
+        );
+        // Only the first bar of a set; a double bar of \set stays as it is.
+        assert_eq!(rewrite(r"\set{x|x>0}"), r"\{\,x\mid x>0\,\}");
+        assert_eq!(rewrite(r"\set{x\|y|z}"), r"\{\,x\|y\mid z\,\}");
+        assert_eq!(
+            rewrite(r"\Set{x|x>|y|}"),
+            r"\left\{\:x\;\middle\vert\;x>|y|\:\right\}"
+        );
+        // Escaped characters are no bars or groups.
+        assert_eq!(rewrite(r"\set{\{x\}|y}"), r"\{\,\{x\}\mid y\,\}");
+    }
+
+    #[test]
+    fn braket_brackets_convert() {
+        for tex in [
+            r"$\ket{\psi}$",
+            r"$\bra{\phi}$",
+            r"$\braket{\phi|\psi}$",
+            r"$\Bra{x}\Ket{y}$",
+            r"$\Braket{ \phi | \frac{\partial^2}{\partial t^2} | \psi }$",
+            r"$\set{x|x>0}$",
+            r"$\Set{x|x>0}$",
+            r"$\ket0\otimes\ket1$",
+        ] {
+            let fragments = crate::tex::math_fragments(tex);
+            assert_eq!(fragments.len(), 1, "{tex}");
+            assert_eq!(fragments[0].error, None, "{tex}");
+        }
+        let shown = crate::tex::render_tex(r"state $\ket{\psi}$").text;
+        assert_eq!(shown, "state |ψ⟩");
+        // Outside `$…$` too, as the text's other math commands.
+        let in_text = crate::tex::render_tex(r"the state \ket{\psi} evolves");
+        assert_eq!(in_text.text, "the state |ψ⟩ evolves");
+        assert!(in_text.html.contains("<math"), "{}", in_text.html);
+        assert!(in_text.warnings.is_empty());
+        // An author's own definition of a bracket name wins over the table.
+        let mut definitions = crate::tex::Definitions::new();
+        let defined = crate::tex::render_tex_with(
+            r"$\newcommand{\set}[1]{\mathbb{#1}}$We study $\set{R}$.",
+            &mut definitions,
+        );
+        assert_eq!(defined.text, "We study ℝ.");
     }
 
     #[test]
