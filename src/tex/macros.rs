@@ -24,6 +24,11 @@
 //! * the braket package's brackets, as KaTeX has them: `\bra{φ}`, `\ket{ψ}`,
 //!   `\braket{φ|ψ}`, and `\Bra`, `\Ket`, `\Braket`, `\set`, `\Set`, whose bars grow with
 //!   them;
+//! * KaTeX's extensible arrows that the converter lacks (`\xmapsto{f}`, `\xRightarrow`,
+//!   `\xhookrightarrow`, ...) as their argument over the arrow; `\operatornamewithlimits`
+//!   as `\operatorname*`; `\pod`; `\dddot`; the Russian function names (`\tg`, `\ctg`,
+//!   `\arctg`, ...) and `\plim`; phantoms as nothing and `\smash`, `\rlap` and the like
+//!   as their argument;
 //! * `\H`, the double acute accent, as KaTeX reads it in math too;
 //! * `\operatorname{..}`, `\operatorname*{..}` and `\mathop{..}` whose argument holds
 //!   commands or scripts (`\operatorname{\mathsf{lex}}`): the converter would show that
@@ -102,6 +107,22 @@ fn replacement(name: &str) -> Option<&'static str> {
         "lBrace" => "\\mathopen{\u{2983}}",
         "rBrace" => "\\mathclose{\u{2984}}",
         "hdots" => "\\ldots",
+        "exist" => "\\exists",
+        "lang" => "\\langle",
+        "rang" => "\\rangle",
+        "Darr" | "dArr" => "\\Downarrow",
+        "Uarr" | "uArr" => "\\Uparrow",
+        "sect" => "\\S",
+        "doublecup" => "\\Cup",
+        "Dagger" => "\\ddagger",
+        // Accents and spaces the converter lacks, as near as it can show them.
+        "dddot" => "\\overset{\\cdot\\cdot\\cdot}",
+        "ddddot" => "\\overset{\\cdot\\cdot\\cdot\\cdot}",
+        "enskip" => "\\hspace{0.5em}",
+        "space" => "\\ ",
+        // `\smash{x}` is x without its height and depth, `\rlap{x}` x without its width:
+        // x, as near as the converter can show it.
+        "smash" | "llap" | "rlap" | "clap" | "mathllap" | "mathrlap" | "mathclap" => "",
         // AMS-TeX's sized delimiters.
         "biglb" => "\\bigl",
         "bigrb" => "\\bigr",
@@ -184,6 +205,15 @@ fn operator_name(name: &str) -> Option<&'static str> {
         "Var" => "Var",
         "Cov" => "Cov",
         "erf" => "erf",
+        "plim" => "plim",
+        // The Russian names of trigonometric and hyperbolic functions (KaTeX's).
+        "tg" => "tg",
+        "ctg" => "ctg",
+        "cotg" => "cotg",
+        "arctg" => "arctg",
+        "arcctg" => "arcctg",
+        "cosec" => "cosec",
+        "cth" => "cth",
         "argmax" => "arg\\,max",
         "argmin" => "arg\\,min",
         _ => return None,
@@ -232,9 +262,10 @@ fn push_operator(out: &mut String, text: &str) {
     out.push('}');
 }
 
-/// Commands whose one brace argument is dropped with them.
+/// Commands whose one brace argument is dropped with them: labels, and phantoms, which
+/// show nothing (the space they keep is lost).
 fn dropped_with_argument(name: &str) -> bool {
-    matches!(name, "label" | "tag")
+    matches!(name, "label" | "tag" | "phantom" | "hphantom" | "vphantom")
 }
 
 /// Plain TeX's infix fraction commands, and the command they become on their group.
@@ -275,11 +306,13 @@ fn takes_delimiter(name: &str) -> bool {
     )
 }
 
-/// A bracket command of the braket package, as KaTeX defines it: its argument between
-/// `open` and `close` (in a group of its own, unless its bars grow: `\middle` must be in
-/// the group of its `\left` and `\right`), with the first bar (`|`, and `\|`) at the argument's top level, or
-/// every one, written as `bar` (and `double_bar`) so that it grows with the brackets.
-struct Bracket {
+/// A command that writes its argument between `open` and `close`: a bracket of the
+/// braket package, as KaTeX defines it (the argument in a group of its own, unless its
+/// bars grow: `\middle` must be in the group of its `\left` and `\right`), with the first
+/// bar (`|`, and `\|`) at the argument's top level, or every one, written as `bar` (and
+/// `double_bar`) so that it grows with the brackets; or an extensible arrow, its argument
+/// over the arrow.
+struct Wrapped {
     open: &'static str,
     close: &'static str,
     /// What a bar and a double bar become, if they change (a double bar may not).
@@ -288,10 +321,12 @@ struct Bracket {
     every_bar: bool,
 }
 
-/// The bracket command `name` (`\bra`, `\ket`, `\braket`, `\set` and their capitalized,
-/// growing forms), if it is one.
-fn bracket(name: &str) -> Option<Bracket> {
-    let fixed = |open, close| Bracket {
+/// The wrapping command `name`, if it is one: a bracket (`\bra`, `\ket`, `\braket`,
+/// `\set` and their capitalized, growing forms) or an extensible arrow that the converter
+/// lacks (`\xmapsto`, `\xRightarrow`, `\xhookrightarrow`, ...; it has `\xrightarrow` and
+/// `\xleftarrow`).
+fn wrapping(name: &str) -> Option<Wrapped> {
+    let fixed = |open, close| Wrapped {
         open,
         close,
         bars: None,
@@ -303,24 +338,54 @@ fn bracket(name: &str) -> Option<Bracket> {
         "braket" => fixed("\\mathinner{\\langle{", "}\\rangle}"),
         "Bra" => fixed("\\left\\langle{", "}\\right|"),
         "Ket" => fixed("\\left|{", "}\\right\\rangle"),
-        "Braket" => Bracket {
+        "Braket" => Wrapped {
             open: "\\left\\langle ",
             close: "\\right\\rangle ",
             bars: Some(("\\,\\middle\\vert\\,", Some("\\,\\middle\\Vert\\,"))),
             every_bar: true,
         },
-        "set" => Bracket {
+        "set" => Wrapped {
             open: "\\{\\,",
             close: "\\,\\}",
             bars: Some(("\\mid ", None)),
             every_bar: false,
         },
-        "Set" => Bracket {
+        "Set" => Wrapped {
             open: "\\left\\{\\:",
             close: "\\:\\right\\}",
             bars: Some(("\\;\\middle\\vert\\;", Some("\\;\\middle\\Vert\\;"))),
             every_bar: false,
         },
+        // `\pod{n}`: `\pmod` without its "mod".
+        "pod" => fixed("\\quad({", "})"),
+        _ => {
+            let arrow = extensible_arrow(name)?;
+            return Some(fixed("\\mathrel{\\overset{", arrow));
+        }
+    })
+}
+
+/// The arrow of an extensible arrow command the converter lacks, after its argument
+/// (which goes over it).
+fn extensible_arrow(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "xleftrightarrow" => "}{\\longleftrightarrow}}",
+        "xLeftarrow" => "}{\\Longleftarrow}}",
+        "xRightarrow" => "}{\\Longrightarrow}}",
+        "xLeftrightarrow" => "}{\\Longleftrightarrow}}",
+        "xmapsto" => "}{\\longmapsto}}",
+        "xhookleftarrow" => "}{\\hookleftarrow}}",
+        "xhookrightarrow" => "}{\\hookrightarrow}}",
+        "xtwoheadleftarrow" => "}{\\twoheadleftarrow}}",
+        "xtwoheadrightarrow" => "}{\\twoheadrightarrow}}",
+        "xlongequal" => "}{=\\!=}}",
+        "xrightleftharpoons" | "xrightequilibrium" => "}{\\rightleftharpoons}}",
+        "xleftrightharpoons" | "xleftequilibrium" => "}{\\leftrightharpoons}}",
+        "xrightharpoonup" => "}{\\rightharpoonup}}",
+        "xrightharpoondown" => "}{\\rightharpoondown}}",
+        "xleftharpoonup" => "}{\\leftharpoonup}}",
+        "xleftharpoondown" => "}{\\leftharpoondown}}",
+        "xrightleftarrows" | "xtofrom" => "}{\\rightleftarrows}}",
         _ => return None,
     })
 }
@@ -367,10 +432,10 @@ fn replace_bars(tex: &str, (bar, double_bar): (&str, Option<&str>), every_bar: b
 /// Whether the control word `name` is rewritten by [`rewrite_math`].
 fn is_rewritten(name: &str) -> bool {
     replacement(name).is_some()
-        || bracket(name).is_some()
+        || wrapping(name).is_some()
         || operator_name(name).is_some()
         || letter_shorthand(name).is_some()
-        || matches!(name, "operatorname" | "mathop")
+        || matches!(name, "operatorname" | "operatornamewithlimits" | "mathop")
         || wide_accent(name).is_some()
         || dropped_with_argument(name)
         || infix(name).is_some()
@@ -506,11 +571,11 @@ impl Rewriter<'_> {
                             continue;
                         }
                     }
-                    if let Some(bracket) = bracket(name) {
-                        pos = self.bracket(&bracket, spanned.start, pos, to, depth);
+                    if let Some(wrapped) = wrapping(name) {
+                        pos = self.wrap(&wrapped, spanned.start, pos, to, depth);
                         continue;
                     }
-                    if matches!(name, "operatorname" | "mathop") {
+                    if matches!(name, "operatorname" | "operatornamewithlimits" | "mathop") {
                         pos = self.operator(name, pos, to, depth);
                         continue;
                     }
@@ -537,8 +602,10 @@ impl Rewriter<'_> {
     /// instead: `\mathop\mathrm{..}` for an operator name, `\mathop\mathord{..}` for
     /// `\mathop`. `\operatorname*` (limits below in display math) becomes `\mathop\mathrm`.
     fn operator(&mut self, name: &str, pos: usize, to: usize, depth: usize) -> usize {
-        let starred = name == "operatorname" && self.tex[pos..to].starts_with('*');
-        let after_star = pos + usize::from(starred);
+        let star = name == "operatorname" && self.tex[pos..to].starts_with('*');
+        let after_star = pos + usize::from(star);
+        // `\operatornamewithlimits` is `\operatorname*` under its old name.
+        let starred = star || name == "operatornamewithlimits";
         let open = after_star + self.tex[after_star..to].len()
             - self.tex[after_star..to].trim_start().len();
         let group = (self.tex.as_bytes().get(open) == Some(&b'{'))
@@ -567,12 +634,13 @@ impl Rewriter<'_> {
         close + 1
     }
 
-    /// Writes the bracket command that starts at `start` and ends at `pos` with its
+    /// Writes the wrapping command that starts at `start` and ends at `pos` with its
     /// argument (a group, or else the one token after spaces: `\ket0`, `\ket\psi`), and
-    /// returns where to go on. Without an argument the command is copied as it is.
-    fn bracket(
+    /// returns where to go on. Without an argument, or with an optional one (`[`), which
+    /// these commands do not take here, the command is copied as it is.
+    fn wrap(
         &mut self,
-        bracket: &Bracket,
+        bracket: &Wrapped,
         start: usize,
         pos: usize,
         to: usize,
@@ -582,7 +650,7 @@ impl Rewriter<'_> {
         let argument = match self.tex.as_bytes().get(at) {
             _ if at >= to => None,
             Some(b'{') => self.closing(at, to).map(|close| (at + 1, close, close + 1)),
-            Some(b'}') => None,
+            Some(b'}' | b'[') => None,
             Some(_) => {
                 // One character of a run of text; a whole command otherwise.
                 let spanned = token_at(&self.tex[..to], at);
@@ -809,6 +877,49 @@ mod tests {
     }
 
     #[test]
+    fn extensible_arrows_put_their_argument_over_the_arrow() {
+        assert_eq!(
+            rewrite(r"A\xmapsto{f}B"),
+            r"A\mathrel{\overset{f}{\longmapsto}}B"
+        );
+        assert_eq!(
+            rewrite(r"\xRightarrow{\R}"),
+            r"\mathrel{\overset{\mathbb{R}}{\Longrightarrow}}"
+        );
+        // An argument below (`[..]`) is not read: the command stays, and fails.
+        assert_eq!(rewrite(r"\xmapsto[g]{f}"), r"\xmapsto[g]{f}");
+        // The converter's own arrows are left to it.
+        assert_eq!(rewrite(r"\xrightarrow{f}"), r"\xrightarrow{f}");
+    }
+
+    #[test]
+    fn katex_commands_the_converter_lacks_convert() {
+        for tex in [
+            r"$A\xleftrightarrow{a}B\xLeftarrow{b}C\xRightarrow{c}D\xLeftrightarrow{d}E$",
+            r"$A\xmapsto{f}B\xhookleftarrow{g}C\xhookrightarrow{h}D$",
+            r"$A\xtwoheadleftarrow{f}B\xtwoheadrightarrow{g}C\xlongequal{h}D$",
+            r"$A\xrightleftharpoons{k}B\xleftrightharpoons{k}C\xrightequilibrium{k}D$",
+            r"$A\xleftequilibrium{k}B\xrightharpoonup{a}C\xrightharpoondown{b}D$",
+            r"$A\xleftharpoonup{a}B\xleftharpoondown{b}C\xrightleftarrows{c}D\xtofrom{d}E$",
+            r"$\exist x\in\lang a\rang, \Darr\dArr\Uarr\uArr\sect\doublecup$",
+            r"$\dddot x+\ddddot{y}$",
+            r"$a\enskip b\space c$",
+            r"$\plim_{n} X_n = \tg x + \ctg x + \cotg x + \arctg x + \arcctg x + \cosec x + \cth x$",
+            r"$\operatornamewithlimits{ess\,sup}_x f$",
+            r"$a\phantom{bc}d\hphantom{e}\vphantom{\int}f\smash{g}$",
+            r"$\mathrlap{a}\mathllap{b}\mathclap{c}\rlap{d}\llap{e}\clap{f}\Dagger$",
+            r"$a\equiv b\pod{m}$",
+        ] {
+            let fragments = crate::tex::math_fragments(tex);
+            assert_eq!(fragments.len(), 1, "{tex}");
+            assert_eq!(fragments[0].error, None, "{tex}");
+        }
+        assert_eq!(crate::tex::render_tex(r"$a\phantom{bc}d$").text, "ad");
+        assert_eq!(rewrite(r"a\equiv b\pod{m}"), r"a\equiv b\quad({m})");
+        assert_eq!(crate::tex::render_tex(r"$\tg x$").text, "tg x");
+    }
+
+    #[test]
     fn operator_names_are_upright() {
         assert_eq!(rewrite(r"\Aut(G)"), r"\operatorname{Aut}(G)");
         assert_eq!(
@@ -871,6 +982,14 @@ mod tests {
         assert_eq!(
             rewrite(r"\operatorname*{arg\,min}_x"),
             r"\mathop\mathrm{arg\,min}_x"
+        );
+        assert_eq!(
+            rewrite(r"\operatornamewithlimits{ess\,sup}_x"),
+            r"\mathop\mathrm{ess\,sup}_x"
+        );
+        assert_eq!(
+            rewrite(r"\operatornamewithlimits x"),
+            r"\operatornamewithlimits x"
         );
         // The table applies inside the argument.
         assert_eq!(
