@@ -1,7 +1,8 @@
 //! TeX coverage on real data: a slice of an arXiv corpus (`tests/fixtures/arxiv-math/`,
 //! CC0) is built, and at most 0.5% of its distinct math fragments may be shown as source,
 //! and at most 0.5% of its paper pages may show a TeX command (`\name`) in their visible
-//! text. A few of its formula-heavy pages are also kept as snapshots.
+//! text. A few of its formula-heavy pages are also kept as snapshots. Every command KaTeX
+//! renders is rendered too, but for a list of forms with their reasons.
 
 mod common;
 
@@ -294,4 +295,44 @@ fn abstracts_in_a_text_store_give_the_same_site_as_in_memory() {
     );
     assert!(!site.root().join(".profilegen").exists());
     assert!(!site.public().exists());
+}
+
+/// Every command KaTeX renders (`tests/fixtures/katex_commands.txt`, made by
+/// `tests/tex/katex_commands.mjs` from KaTeX's source), in its first form KaTeX
+/// renders, is rendered by profilegen too, but for the forms listed with their reasons
+/// in `tests/fixtures/katex_commands_not_rendered.txt`: exactly those.
+#[test]
+fn every_command_katex_renders_renders_but_the_listed_ones() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let forms = fs::read_to_string(fixtures.join("katex_commands.txt")).unwrap();
+    let listed = fs::read_to_string(fixtures.join("katex_commands_not_rendered.txt")).unwrap();
+    let listed: std::collections::BTreeSet<&str> = listed
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    let forms: Vec<&str> = forms.lines().filter(|line| !line.is_empty()).collect();
+    assert!(forms.len() > 900, "{} forms", forms.len());
+    assert!(forms.contains(&r"\ket{x}") && forms.contains(&r"\xmapsto{x}"));
+    let mut unexpected = Vec::new();
+    for form in &forms {
+        let fragments = math_fragments_with(&format!("${form}$"), &mut Definitions::new());
+        let rendered = fragments.len() == 1 && fragments[0].error.is_none();
+        if rendered == listed.contains(form) {
+            let error = fragments.first().and_then(|f| f.error.clone());
+            let what = match rendered {
+                true => "renders, but is listed".to_string(),
+                false => format!("is not listed, and does not render: {error:?}"),
+            };
+            unexpected.push(format!("{form} {what}"));
+        }
+    }
+    assert!(
+        unexpected.is_empty(),
+        "KaTeX's commands against the list:\n{}",
+        unexpected.join("\n")
+    );
+    assert!(
+        listed.iter().all(|form| forms.contains(form)),
+        "a listed form is not among KaTeX's"
+    );
 }
