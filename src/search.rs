@@ -422,20 +422,30 @@ impl SearchIndex {
         let paper_terms = |id: usize| {
             let paper = &graph.papers[id];
             let text = &ix.paper_texts[id];
-            let subjects: Vec<String> = paper
-                .subjects
-                .iter()
-                .map(|code| format!("{code} {}", subject_name(code)))
-                .collect();
-            let names = ix.paper_author_names(id).join(" ");
-            let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
-            fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
-            fields.push((&names, WEIGHT_TEXT));
-            let abstract_text = text.abstract_text.as_ref().map(Text::load);
-            if let Some(abstract_text) = &abstract_text {
-                fields.push((abstract_text, WEIGHT_TEXT));
-            }
-            terms_of(&fields)
+            let names = ix.paper_author_names(id);
+            // The key is made of what makes the fields (subjects by their codes, the
+            // abstract by its hash), so that a paper found as it was is not read again.
+            let key = || {
+                let abstract_hash = text.abstract_text.as_ref().map(Text::content_hash);
+                let parts = (&text.title_text, &paper.subjects, &names, abstract_hash);
+                crate::hash::key("search terms of a paper", &parts)
+            };
+            terms_memo.get_or(key, || {
+                let subjects: Vec<String> = paper
+                    .subjects
+                    .iter()
+                    .map(|code| format!("{code} {}", subject_name(code)))
+                    .collect();
+                let names = names.join(" ");
+                let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
+                fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
+                fields.push((&names, WEIGHT_TEXT));
+                let abstract_text = text.abstract_text.as_ref().map(Text::load);
+                if let Some(abstract_text) = &abstract_text {
+                    fields.push((abstract_text, WEIGHT_TEXT));
+                }
+                number_terms(&weighted(&fields), numbers)
+            })
         };
         let doc_terms = |docs: Range<usize>| -> Vec<Arc<NumberedTerms>> {
             docs.into_par_iter()

@@ -3,8 +3,8 @@
 //! A paper's abstract is the largest text a build holds, and it is read only a few
 //! times: when it is converted, indexed for search, and rendered into the outputs that
 //! show it. A [`TextStore`] is an unnamed temporary file that such texts are appended
-//! to; each is then a [`Text`] of 24 bytes (the file, an offset and a length) and is
-//! read back, with one positioned read, where it is needed. So the memory a build holds
+//! to; each is then a [`Text`] of 32 bytes (the file, an offset, a length and the
+//! hash of its content) and is read back, with one positioned read, where it is needed. So the memory a build holds
 //! does not grow with the total length of the abstracts. The operating system's page
 //! cache keeps recently written texts at hand; it is not the process's memory and is
 //! given back under pressure.
@@ -34,9 +34,15 @@ struct StoreFile {
     failure: Mutex<Option<String>>,
 }
 
-/// A text: held in memory, or stored in a [`TextStore`]'s file.
+/// A text: held in memory, or stored in a [`TextStore`]'s file; with the hash of its
+/// content, found once when it is made, so that what only compares texts (a build's
+/// fingerprints, the search index's reuse) need not read them.
 #[derive(Clone)]
-pub struct Text(Repr);
+pub struct Text {
+    repr: Repr,
+    /// [`crate::hash::content_hash`] of the text.
+    hash: u64,
+}
 
 #[derive(Clone)]
 enum Repr {
@@ -84,11 +90,14 @@ impl TextStore {
         };
         let offset = store.end.fetch_add(u64::from(len), Ordering::Relaxed);
         match write_all_at(&store.file, text.as_bytes(), offset) {
-            Ok(()) => Text(Repr::Stored {
-                file: Arc::clone(store),
-                offset,
-                len,
-            }),
+            Ok(()) => Text {
+                repr: Repr::Stored {
+                    file: Arc::clone(store),
+                    offset,
+                    len,
+                },
+                hash: crate::hash::content_hash(text.as_bytes()),
+            },
             Err(_) => Text::from(text),
         }
     }
@@ -102,7 +111,7 @@ impl TextStore {
         };
         let mut held: Vec<(&mut Text, Arc<str>, u32)> = Vec::new();
         for text in texts {
-            if let Repr::Held(content) = &text.0 {
+            if let Repr::Held(content) = &text.repr {
                 if let Ok(len) = u32::try_from(content.len()) {
                     let content = Arc::clone(content);
                     held.push((text, content, len));
@@ -119,11 +128,11 @@ impl TextStore {
             return;
         }
         for (text, _, len) in held {
-            *text = Text(Repr::Stored {
+            text.repr = Repr::Stored {
                 file: Arc::clone(store),
                 offset,
                 len,
-            });
+            };
             offset += u64::from(len);
         }
     }
@@ -143,7 +152,7 @@ impl Text {
     /// The text. A stored text is read from its file (an empty text if that fails; see
     /// [`TextStore::failure`]).
     pub fn load(&self) -> Arc<str> {
-        match &self.0 {
+        match &self.repr {
             Repr::Held(text) => Arc::clone(text),
             Repr::Stored { file, offset, len } => match file.read(*offset, *len) {
                 Ok(text) => text,
@@ -158,7 +167,7 @@ impl Text {
 
     /// The text's length in bytes, without reading it.
     pub fn len(&self) -> usize {
-        match &self.0 {
+        match &self.repr {
             Repr::Held(text) => text.len(),
             Repr::Stored { len, .. } => *len as usize,
         }
@@ -169,9 +178,15 @@ impl Text {
         self.len() == 0
     }
 
+    /// The hash of the text ([`crate::hash::content_hash`] of its bytes), without
+    /// reading it.
+    pub fn content_hash(&self) -> u64 {
+        self.hash
+    }
+
     /// Whether two texts are the same stored or held text (not only equal).
     pub fn same_as(&self, other: &Text) -> bool {
-        match (&self.0, &other.0) {
+        match (&self.repr, &other.repr) {
             (Repr::Held(a), Repr::Held(b)) => Arc::ptr_eq(a, b),
             (
                 Repr::Stored {
@@ -226,19 +241,22 @@ fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
 
 impl From<&str> for Text {
     fn from(text: &str) -> Text {
-        Text(Repr::Held(Arc::from(text)))
+        Text::from(Arc::<str>::from(text))
     }
 }
 
 impl From<String> for Text {
     fn from(text: String) -> Text {
-        Text(Repr::Held(Arc::from(text)))
+        Text::from(Arc::<str>::from(text))
     }
 }
 
 impl From<Arc<str>> for Text {
     fn from(text: Arc<str>) -> Text {
-        Text(Repr::Held(text))
+        Text {
+            hash: crate::hash::content_hash(text.as_bytes()),
+            repr: Repr::Held(text),
+        }
     }
 }
 
@@ -251,7 +269,8 @@ impl fmt::Debug for TextStore {
 
 impl PartialEq for Text {
     fn eq(&self, other: &Text) -> bool {
-        self.same_as(other) || self.len() == other.len() && self.load() == other.load()
+        self.same_as(other)
+            || self.hash == other.hash && self.len() == other.len() && self.load() == other.load()
     }
 }
 
@@ -282,7 +301,7 @@ mod tests {
             assert_eq!(&*stored.load(), *text);
             assert_eq!(stored.len(), text.len());
         }
-        assert!(matches!(stored[2].0, Repr::Stored { .. }));
+        assert!(matches!(stored[2].repr, Repr::Stored { .. }));
         assert_eq!(store.failure(), None);
     }
 
@@ -327,13 +346,35 @@ mod tests {
             Text::from("Łukasz, third"),
         ];
         store.keep_all(texts.iter_mut());
-        assert!(texts.iter().all(|t| matches!(t.0, Repr::Stored { .. })));
+        assert!(texts.iter().all(|t| matches!(t.repr, Repr::Stored { .. })));
         assert!(texts[1].same_as(&already));
         let loaded: Vec<String> = texts.iter().map(|t| t.load().to_string()).collect();
         assert_eq!(loaded, ["first", "stored before", "", "Łukasz, third"]);
         let mut in_memory = [Text::from("stays")];
         TextStore::default().keep_all(in_memory.iter_mut());
-        assert!(matches!(in_memory[0].0, Repr::Held(_)));
+        assert!(matches!(in_memory[0].repr, Repr::Held(_)));
+    }
+
+    #[test]
+    fn a_text_knows_the_hash_of_its_content_wherever_it_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TextStore::in_dir(dir.path());
+        let content = "An abstract with $x^2$ and Łukasz.";
+        let expected = crate::hash::content_hash(content.as_bytes());
+        let held = Text::from(content);
+        let put = store.put(content);
+        let mut kept = [Text::from(content.to_string())];
+        store.keep_all(kept.iter_mut());
+        assert!(matches!(put.repr, Repr::Stored { .. }));
+        assert!(matches!(kept[0].repr, Repr::Stored { .. }));
+        for text in [&held, &put, &kept[0]] {
+            assert_eq!(text.content_hash(), expected);
+        }
+        assert_ne!(Text::from("An abstract.").content_hash(), expected);
+        assert_eq!(
+            Text::from("").content_hash(),
+            crate::hash::content_hash(b"")
+        );
     }
 
     #[test]
@@ -344,7 +385,7 @@ mod tests {
         let mut stored = [held.clone()];
         store.keep_all(stored.iter_mut());
         let [stored] = stored;
-        assert!(matches!(stored.0, Repr::Stored { .. }));
+        assert!(matches!(stored.repr, Repr::Stored { .. }));
         assert_eq!(held, stored);
         assert_ne!(stored, store.put("Another abstract."));
         assert!(stored.same_as(&stored.clone()));
@@ -357,7 +398,7 @@ mod tests {
         let store = TextStore::default();
         assert!(!store.on_disk());
         let text = store.put("Kept in memory.");
-        assert!(matches!(text.0, Repr::Held(_)));
+        assert!(matches!(text.repr, Repr::Held(_)));
         assert_eq!(&*text.load(), "Kept in memory.");
         assert_eq!(store.failure(), None);
     }
@@ -368,14 +409,17 @@ mod tests {
         let store = TextStore::in_dir(dir.path());
         let text = store.put("Twelve bytes");
         // A text said to run past the end of the file cannot be read back.
-        let Repr::Stored { file, offset, .. } = &text.0 else {
+        let Repr::Stored { file, offset, .. } = &text.repr else {
             panic!("stored");
         };
-        let broken = Text(Repr::Stored {
-            file: Arc::clone(file),
-            offset: *offset + 6,
-            len: 12,
-        });
+        let broken = Text {
+            repr: Repr::Stored {
+                file: Arc::clone(file),
+                offset: *offset + 6,
+                len: 12,
+            },
+            hash: text.content_hash(),
+        };
         assert_eq!(&*broken.load(), "");
         let failure = store.failure().expect("a failure");
         assert!(failure.contains("text store"), "{failure}");

@@ -296,12 +296,10 @@ fn paper_card(ix: &SiteIndex, id: PaperId) -> u64 {
         .u64(u64::from(paper.year))
         .str(&paper.source)
         .str(&ix.citation_keys[id]);
-    // The abstract by its hash, and paths by their bytes, rather than copied as text:
-    // a rebuild fingerprints every paper.
+    // The abstract by its hash (found when it was read), and paths by their bytes,
+    // rather than copied as text: a rebuild fingerprints every paper.
     match &paper.abstract_text {
-        Some(text) => h
-            .u64(1)
-            .u64(crate::hash::content_hash(text.load().as_bytes())),
+        Some(text) => h.u64(1).u64(text.content_hash()),
         None => h.u64(0),
     };
     for subject in &paper.subjects {
