@@ -542,6 +542,7 @@ fn commit_and_save(
                     &built.fingerprints,
                     &built.kept,
                     committed.states,
+                    &committed.stale,
                 ),
                 history,
             });

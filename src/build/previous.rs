@@ -139,7 +139,7 @@ impl KeptOutputs<'_> {
                         .is_none_or(|set| set.contains(o.path.as_str()))
             })
             .collect();
-        let kept_paths = outputs.iter().zip(&kept).filter(|(_, k)| **k);
+        let kept_paths = outputs.par_iter().zip(&kept).filter(|(_, k)| **k);
         writer.keep_all(kept_paths.map(|(o, _)| o.path.as_str()));
         kept
     }
@@ -148,7 +148,9 @@ impl KeptOutputs<'_> {
 /// The cache's outputs after a build: the previous entries of the outputs kept as they
 /// were, and the new fingerprint and file state of the others. The previous map is
 /// updated in place when this build holds the only reference to it (a rebuild usually
-/// changes a few hundred of tens of thousands of entries). Otherwise the new map takes
+/// changes a few hundred of tens of thousands of entries): the entries of `stale` files
+/// (the previous build's that this one did not produce) go, and only if the map still
+/// holds more than this build's outputs are they all looked for. Otherwise the new map takes
 /// its paths from `states` (the committed files' states, by path), so that a large
 /// build does not hold every output's path a third time while the cache is made.
 pub(super) fn updated_outputs(
@@ -157,6 +159,7 @@ pub(super) fn updated_outputs(
     fingerprints: &[u64],
     kept: &[bool],
     mut states: HashMap<String, FileState>,
+    stale: &[String],
 ) -> HashMap<String, OutputState> {
     let entry = |i: usize, file: FileState| OutputState {
         fingerprint: fingerprints[i],
@@ -180,7 +183,11 @@ pub(super) fn updated_outputs(
                     }
                 }
             }
-            // Entries of outputs this build no longer has.
+            // Entries of outputs this build no longer has. Every output with a state
+            // has one by now, so the map holds no other when the counts agree.
+            for path in stale {
+                map.remove(path);
+            }
             if map.len() != outputs.len() - without_state {
                 let planned: HashSet<&str> = outputs.iter().map(|o| o.path.as_str()).collect();
                 map.retain(|path, _| planned.contains(path.as_str()));
@@ -242,4 +249,98 @@ fn outputs_intact(output: &Path, cache: &BuildCache) -> bool {
         && cache.outputs.par_iter().all(|(path, state)| {
             FileState::of(&output.join(path)).is_some_and(|actual| state.file.admits(&actual))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::OutputKind;
+
+    fn state(size: u64) -> FileState {
+        FileState {
+            size,
+            modified_ns: 1,
+            modified_until_ns: 1,
+        }
+    }
+
+    fn output(path: &str) -> PlannedOutput {
+        PlannedOutput {
+            path: path.to_string(),
+            template: None,
+            kind: OutputKind::Robots,
+        }
+    }
+
+    /// The previous build's cache, with outputs `a`, `b` and `c` (fingerprints 1, 2, 3).
+    fn previous() -> Arc<BuildCache> {
+        let outputs = [("a", 1), ("b", 2), ("c", 3)].map(|(path, n)| {
+            let entry = OutputState {
+                fingerprint: n,
+                file: state(n),
+            };
+            (path.to_string(), entry)
+        });
+        Arc::new(BuildCache {
+            outputs: outputs.into_iter().collect(),
+            ..BuildCache::default()
+        })
+    }
+
+    /// The outputs as (path, fingerprint, size), sorted.
+    fn entries(map: &HashMap<String, OutputState>) -> Vec<(&str, u64, u64)> {
+        let mut entries: Vec<_> = map
+            .iter()
+            .map(|(p, s)| (p.as_str(), s.fingerprint, s.file.size))
+            .collect();
+        entries.sort();
+        entries
+    }
+
+    #[test]
+    fn outputs_kept_stay_rewritten_ones_change_and_stale_ones_go() {
+        // `a` is kept, `c` written again (fingerprint 30), `d` new, `b` no longer made.
+        let outputs = [output("a"), output("c"), output("d")];
+        let fingerprints = [1, 30, 40];
+        let kept = [true, false, false];
+        let states = || HashMap::from([("c".to_string(), state(30)), ("d".to_string(), state(40))]);
+        let expected = vec![("a", 1, 1), ("c", 30, 30), ("d", 40, 40)];
+        // In place, with the stale file named by the writer...
+        let stale = ["b".to_string()];
+        let map = updated_outputs(
+            Some(previous()),
+            &outputs,
+            &fingerprints,
+            &kept,
+            states(),
+            &stale,
+        );
+        assert_eq!(entries(&map), expected);
+        // ... or found among all the entries when it is not.
+        let map = updated_outputs(
+            Some(previous()),
+            &outputs,
+            &fingerprints,
+            &kept,
+            states(),
+            &[],
+        );
+        assert_eq!(entries(&map), expected);
+        // From a cache another holder still shares, a new map.
+        let shared = previous();
+        let map = updated_outputs(
+            Some(Arc::clone(&shared)),
+            &outputs,
+            &fingerprints,
+            &kept,
+            states(),
+            &stale,
+        );
+        assert_eq!(entries(&map), expected);
+        assert_eq!(
+            shared.outputs.len(),
+            3,
+            "the shared cache is left as it was"
+        );
+    }
 }
