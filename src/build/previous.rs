@@ -303,40 +303,32 @@ mod tests {
         let outputs = [output("a"), output("c"), output("d")];
         let fingerprints = [1, 30, 40];
         let kept = [true, false, false];
-        let states = || HashMap::from([("c".to_string(), state(30)), ("d".to_string(), state(40))]);
-        let expected = vec![("a", 1, 1), ("c", 30, 30), ("d", 40, 40)];
+        let update = |previous: Arc<BuildCache>, stale: &[String]| {
+            let states =
+                HashMap::from([("c".to_string(), state(30)), ("d".to_string(), state(40))]);
+            let map = updated_outputs(
+                Some(previous),
+                &outputs,
+                &fingerprints,
+                &kept,
+                states,
+                stale,
+            );
+            entries(&map)
+                .into_iter()
+                .map(|(p, f, s)| (p.to_string(), f, s))
+                .collect::<Vec<_>>()
+        };
+        let expected =
+            [("a", 1, 1), ("c", 30, 30), ("d", 40, 40)].map(|(p, f, s)| (p.to_string(), f, s));
         // In place, with the stale file named by the writer...
         let stale = ["b".to_string()];
-        let map = updated_outputs(
-            Some(previous()),
-            &outputs,
-            &fingerprints,
-            &kept,
-            states(),
-            &stale,
-        );
-        assert_eq!(entries(&map), expected);
+        assert_eq!(update(previous(), &stale), expected);
         // ... or found among all the entries when it is not.
-        let map = updated_outputs(
-            Some(previous()),
-            &outputs,
-            &fingerprints,
-            &kept,
-            states(),
-            &[],
-        );
-        assert_eq!(entries(&map), expected);
+        assert_eq!(update(previous(), &[]), expected);
         // From a cache another holder still shares, a new map.
         let shared = previous();
-        let map = updated_outputs(
-            Some(Arc::clone(&shared)),
-            &outputs,
-            &fingerprints,
-            &kept,
-            states(),
-            &stale,
-        );
-        assert_eq!(entries(&map), expected);
+        assert_eq!(update(Arc::clone(&shared), &stale), expected);
         assert_eq!(
             shared.outputs.len(),
             3,
