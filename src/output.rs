@@ -112,7 +112,8 @@ pub struct OutputLock {
 
 /// The process holding the lock on `file`, from the system's table of locks
 /// (`/proc/locks`, which lists each lock's process and its file's device and inode), if
-/// the system has one.
+/// the system has one. Only the inode is compared: at worst the message names the
+/// holder of a lock on another disk's file of the same number.
 fn lock_holder(file: &fs::File) -> Option<u32> {
     use std::os::unix::fs::MetadataExt;
     let inode = file.metadata().ok()?.ino();
