@@ -40,8 +40,9 @@ sed -i '0,/arXiv20[0-9][0-9]/s//arXiv2001/' "input-b/records/$first"
 rm "input-b/records/$second"
 printf 'arXiv subjects\n\nKill Q. Stress\n\nPublications and source records attributed to Kill Q. Stress.\n\n1 recordLinked to original sources\n\narXiv2026\n\nA paper only the new input has\n\nIts abstract.\n\ncs.DC\xe2\x86\x97' >input-b/records/zz_new.txt
 
-# The digest of a site: every file's path and bytes.
-digest() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16); }
+# The digest of a site: every file's path and bytes. The lock file a plain build leaves
+# (empty; a build in generations has it in the generations folder) is no part of it.
+digest() { (cd "$1" && find . -type f ! -path ./.profilegen-lock -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16); }
 
 for v in a b; do
   mkdir -p "clean-$v"
