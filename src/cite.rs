@@ -306,12 +306,16 @@ pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> 
             (ka, ta, ya, na, a).cmp(&(kb, tb, yb, nb, b))
         });
         let mut keys = vec![(members[0], base.to_string())];
-        let mut suffixes = (0..).map(alpha_suffix);
+        let mut next_suffix = 0;
         for &paper in &members[1..] {
-            let key = (suffixes.by_ref())
-                .map(|suffix| format!("{base}{suffix}"))
-                .find(|candidate| taken.take(candidate))
-                .unwrap_or_default();
+            // The suffixes go on without end, so a free one is always found.
+            let key = loop {
+                let candidate = format!("{base}{}", alpha_suffix(next_suffix));
+                next_suffix += 1;
+                if taken.take(&candidate) {
+                    break candidate;
+                }
+            };
             keys.push((paper, key));
         }
         keys
