@@ -843,3 +843,50 @@ fn a_build_into_a_folder_another_process_is_writing_is_refused_and_touches_nothi
     assert!(run.stderr.contains("Built 4 authors"), "{}", run.stderr);
     assert!(site.output("index.html").contains("New Author"));
 }
+
+#[test]
+fn home_lists_authors_by_paper_count_then_by_slug() {
+    let site = Site::new();
+    // Files in an order unlike the slugs'; "Émile" sorts after "Zoe" as text, but its slug
+    // `emile-zola` comes before `zoe-adams`.
+    let authors = [
+        ("a.txt", "Zoe Adams", 2),
+        ("b.txt", "Émile Zola", 2),
+        ("c.txt", "Ann Many", 3),
+        ("d.txt", "Bob Brown", 2),
+        ("e.txt", "Al Few", 1),
+    ];
+    for (file, name, count) in authors {
+        let records: Vec<(u16, String, String, &str)> = (0..count)
+            .map(|i| {
+                let title = format!("{name} paper {i}");
+                (2020, title, format!("About {name}, {i}."), "cs.AI")
+            })
+            .collect();
+        let records: Vec<(u16, &str, &str, &str)> = records
+            .iter()
+            .map(|(y, t, a, s)| (*y, t.as_str(), a.as_str(), *s))
+            .collect();
+        site.file(
+            &format!("content/records/{file}"),
+            record_file(name, &records),
+        );
+    }
+    site.build();
+    let home = scraper::Html::parse_document(&site.output("index.html"));
+    let links = scraper::Selector::parse("ul.author-grid a").unwrap();
+    let listed: Vec<String> = home
+        .select(&links)
+        .map(|a| a.value().attr("href").unwrap().to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "authors/ann-many/index.html",
+            "authors/bob-brown/index.html",
+            "authors/emile-zola/index.html",
+            "authors/zoe-adams/index.html",
+            "authors/al-few/index.html",
+        ]
+    );
+}
