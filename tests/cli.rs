@@ -527,11 +527,7 @@ fn long_lists_are_paginated_with_a_year_index() {
             )
         })
         .collect();
-    let borrowed: Vec<(u16, &str, &str, &str)> = papers
-        .iter()
-        .map(|(y, t, a, s)| (*y, t.as_str(), a.as_str(), *s))
-        .collect();
-    site.file("content/records/p.txt", record_file("Pro Lific", &borrowed));
+    site.file("content/records/p.txt", record_file("Pro Lific", &papers));
     site.file("profilegen.yaml", "base_url: https://example.org/\n");
     site.build();
     let first = site.output("authors/pro-lific/index.html");
@@ -862,10 +858,6 @@ fn home_lists_authors_by_paper_count_then_by_slug() {
                 let title = format!("{name} paper {i}");
                 (2020, title, format!("About {name}, {i}."), "cs.AI")
             })
-            .collect();
-        let records: Vec<(u16, &str, &str, &str)> = records
-            .iter()
-            .map(|(y, t, a, s)| (*y, t.as_str(), a.as_str(), *s))
             .collect();
         site.file(
             &format!("content/records/{file}"),

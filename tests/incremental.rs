@@ -396,13 +396,9 @@ fn medium_site() -> Site {
                 )
             })
             .collect();
-        let borrowed: Vec<(u16, &str, &str, &str)> = papers
-            .iter()
-            .map(|(y, t, a, s)| (*y, t.as_str(), a.as_str(), *s))
-            .collect();
         site.file(
             &format!("content/records/a{author:02}.txt"),
-            record_file(&format!("Author {author}"), &borrowed),
+            record_file(&format!("Author {author}"), &papers),
         );
     }
     site

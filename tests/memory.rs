@@ -66,11 +66,7 @@ fn records(file: usize, version: usize) -> String {
             )
         })
         .collect();
-    let borrowed: Vec<(u16, &str, &str, &str)> = papers
-        .iter()
-        .map(|(year, title, text, subject)| (*year, title.as_str(), text.as_str(), *subject))
-        .collect();
-    record_file(&format!("Author Number{file}"), &borrowed)
+    record_file(&format!("Author Number{file}"), &papers)
 }
 
 fn live_after_build(options: &BuildOptions, memo: &mut BuildMemo) -> isize {

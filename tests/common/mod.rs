@@ -18,13 +18,17 @@ pub fn seed(name: &str) -> String {
 }
 
 /// A record file with one author and the given records `(year, title, abstract, subject)`.
-pub fn record_file(name: &str, records: &[(u16, &str, &str, &str)]) -> String {
+pub fn record_file(
+    name: &str,
+    records: &[(u16, impl AsRef<str>, impl AsRef<str>, &str)],
+) -> String {
     let mut text = format!(
         "arXiv subjects\n\n{name}\n\nPublications and source records attributed to {name}.\n\n{} record{}Linked to original sources",
         records.len(),
         if records.len() == 1 { "" } else { "s" }
     );
     for (year, title, abstract_text, subject) in records {
+        let (title, abstract_text) = (title.as_ref(), abstract_text.as_ref());
         text.push_str(&format!("\n\narXiv{year}\n\n{title}\n\n"));
         if !abstract_text.is_empty() {
             text.push_str(abstract_text);
