@@ -30,7 +30,7 @@ use crate::hash::ByHash;
 use crate::plan::paths::{subject_name, Linker};
 use crate::plan::SiteIndex;
 use crate::reuse::Reuse;
-use crate::text_store::Text;
+use crate::text_store::{ScratchBlock, ScratchFile, Text};
 
 /// Ids per `docs-<n>.json` file: with ids spread over four to eight times as many as
 /// the documents (`ID_SPACE_PER_DOC`), 256 to 512 documents a file on average.
@@ -467,8 +467,15 @@ impl SearchIndex {
         // every field, abstracts included: half the stage's time in a rebuild).
         let kept = terms_memo.is_enabled().then(|| doc_terms(0..doc_count));
         let (mut flat, starts) = match &kept {
-            Some(all) => postings(doc_count, |range| all[range].to_vec()),
-            None => postings(doc_count, doc_terms),
+            Some(all) => postings(
+                doc_count,
+                |range| all[range].to_vec(),
+                BetweenPasses::AskAgain,
+            ),
+            None => {
+                let scratch = graph.texts.scratch_file();
+                postings(doc_count, doc_terms, BetweenPasses::Keep(scratch))
+            }
         };
         drop(kept);
         flat.par_iter_mut()
@@ -749,15 +756,76 @@ fn number_terms(doc: &DocTerms, numbers: &std::sync::Mutex<TermNumbers>) -> Numb
 /// all documents are never held together.
 const DOCS_PER_PASS_CHUNK: usize = 4096;
 
+/// What the postings' counting pass does with each chunk of documents' terms, for the
+/// placing pass.
+enum BetweenPasses {
+    /// Nothing: the placing pass asks for them again (a long-running process keeps
+    /// every document's terms in its memo anyway, so asking again is looking them up).
+    AskAgain,
+    /// Keeps them, four bytes a term (as many bytes as the postings): in the scratch
+    /// file when there is one, as there is for a site whose texts are stored on disk,
+    /// else in memory. Finding them again would mean reading and splitting every text
+    /// again: over a third of the stage's time in a one-off build.
+    Keep(Option<ScratchFile>),
+}
+
+/// One chunk of documents' numbered terms, kept between the postings' passes: for each
+/// document its number of terms, then the terms.
+enum KeptChunk {
+    Held(Vec<u32>),
+    Written(ScratchBlock),
+    /// Not kept (the scratch file could not be written): asked for again.
+    Lost,
+}
+
+impl KeptChunk {
+    fn new(terms: &[Arc<NumberedTerms>], scratch: Option<&mut ScratchFile>) -> KeptChunk {
+        let mut words = Vec::with_capacity(terms.iter().map(|t| t.len() + 1).sum());
+        for doc in terms {
+            words.push(doc.len() as u32);
+            words.extend(doc.iter().map(|term| term.0));
+        }
+        match scratch {
+            None => KeptChunk::Held(words),
+            Some(file) => file
+                .append(&words)
+                .map_or(KeptChunk::Lost, KeptChunk::Written),
+        }
+    }
+
+    /// The chunk's words, read back if written; `None` if lost.
+    fn words(self, scratch: Option<&ScratchFile>) -> Option<Vec<u32>> {
+        match self {
+            KeptChunk::Held(words) => Some(words),
+            KeptChunk::Written(block) => scratch?.read(block),
+            KeptChunk::Lost => None,
+        }
+    }
+}
+
+/// The documents' terms of a kept chunk's words, one slice a document.
+fn kept_docs(words: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let mut rest = words;
+    std::iter::from_fn(move || {
+        let (&len, after) = rest.split_first()?;
+        let (doc, after) = after.split_at_checked(len as usize)?;
+        rest = after;
+        Some(doc)
+    })
+}
+
 /// The postings `(doc, weight)` of every term of documents `0..docs`, in one flat list
 /// by term number (each term's in doc order), and where each term number's postings
 /// start there (`starts[n]..starts[n + 1]`). `doc_terms` gives the numbered terms of a
-/// range of documents; it is asked twice for each, a chunk at a time: once to count
-/// each term's postings, then to place them. So the build holds the postings and one
-/// chunk of documents' terms, not every document's terms beside the postings.
+/// range of documents, a chunk at a time, which the first pass counts and keeps as
+/// `between` says and the second places. So a build holds in memory the postings and
+/// one chunk of documents' terms, not every document's terms beside the postings, but
+/// for a site small enough to keep its texts in memory (`Keep(None)`), which keeps the
+/// terms there too: four bytes a term more.
 fn postings(
     docs: usize,
     doc_terms: impl Fn(Range<usize>) -> Vec<Arc<NumberedTerms>>,
+    mut between: BetweenPasses,
 ) -> (Vec<Numbered>, Vec<usize>) {
     let chunks = || {
         (0..docs)
@@ -765,15 +833,18 @@ fn postings(
             .map(|start| start..docs.min(start + DOCS_PER_PASS_CHUNK))
     };
     let mut starts = vec![0usize; 1];
+    let mut kept = Vec::new();
     for range in chunks() {
-        for doc in doc_terms(range) {
-            for term in doc.iter() {
-                let n = term.number() as usize + 1;
-                if n >= starts.len() {
-                    starts.resize(n + 1, 0);
-                }
-                starts[n] += 1;
+        let terms = doc_terms(range);
+        for term in terms.iter().flat_map(|doc| doc.iter()) {
+            let n = term.number() as usize + 1;
+            if n >= starts.len() {
+                starts.resize(n + 1, 0);
             }
+            starts[n] += 1;
+        }
+        if let BetweenPasses::Keep(scratch) = &mut between {
+            kept.push(KeptChunk::new(&terms, scratch.as_mut()));
         }
     }
     for i in 1..starts.len() {
@@ -781,16 +852,33 @@ fn postings(
     }
     let mut flat = vec![Numbered(0); starts[starts.len() - 1]];
     let mut next = starts.clone();
+    let mut place = |doc: usize, terms: &mut dyn Iterator<Item = Numbered>| {
+        for term in terms {
+            let n = term.number() as usize;
+            // Both passes see the same terms; should a text read back differently
+            // (see `TextStore::failure`), a term not counted is left out.
+            if n + 1 < starts.len() && next[n] < starts[n + 1] {
+                flat[next[n]] = term.renumbered(doc as u32);
+                next[n] += 1;
+            }
+        }
+    };
+    let scratch = match &between {
+        BetweenPasses::Keep(scratch) => scratch.as_ref(),
+        BetweenPasses::AskAgain => None,
+    };
+    let mut kept = kept.into_iter();
     for range in chunks() {
         let first = range.start;
-        for (i, terms) in doc_terms(range).iter().enumerate() {
-            for term in terms.iter() {
-                let n = term.number() as usize;
-                // Both passes see the same terms; should a text read back differently
-                // (see `TextStore::failure`), a term not counted is left out.
-                if n + 1 < starts.len() && next[n] < starts[n + 1] {
-                    flat[next[n]] = term.renumbered((first + i) as u32);
-                    next[n] += 1;
+        match kept.next().and_then(|chunk| chunk.words(scratch)) {
+            Some(words) => {
+                for (i, doc) in kept_docs(&words).enumerate() {
+                    place(first + i, &mut doc.iter().map(|&w| Numbered(w)));
+                }
+            }
+            None => {
+                for (i, doc) in doc_terms(range).iter().enumerate() {
+                    place(first + i, &mut doc.iter().copied());
                 }
             }
         }
@@ -1128,7 +1216,8 @@ mod tests {
         docs: &[Arc<NumberedTerms>],
         numbers: &'t TermNumbers,
     ) -> Vec<(&'t str, Vec<(u32, u32)>)> {
-        let (flat, starts) = postings(docs.len(), |range| docs[range].to_vec());
+        let ask_again = BetweenPasses::AskAgain;
+        let (flat, starts) = postings(docs.len(), |range| docs[range].to_vec(), ask_again);
         let terms = term_ranges(&starts, numbers);
         let mut found: Vec<(&str, Vec<(u32, u32)>)> = terms
             .into_iter()
@@ -1146,33 +1235,96 @@ mod tests {
         let numbers = std::sync::Mutex::new(TermNumbers::default());
         let docs: Vec<Arc<NumberedTerms>> = (0..2 * DOCS_PER_PASS_CHUNK + 100)
             .map(|i| {
-                let text = format!("all mod{}", i % 3);
+                let text = match i % 5 {
+                    // A document without terms keeps its place among the kept ones.
+                    4 => String::new(),
+                    _ => format!("all mod{}", i % 3),
+                };
                 Arc::new(number_terms(&weighted(&[(&text, WEIGHT_TEXT)]), &numbers))
             })
             .collect();
-        let asked = std::sync::Mutex::new(Vec::new());
-        let (flat, starts) = postings(docs.len(), |range| {
-            asked.lock().unwrap().push(range.clone());
-            docs[range].to_vec()
-        });
-        // Each chunk is asked for twice: to count, then to place.
         let chunks = [
             0..DOCS_PER_PASS_CHUNK,
             DOCS_PER_PASS_CHUNK..2 * DOCS_PER_PASS_CHUNK,
             2 * DOCS_PER_PASS_CHUNK..docs.len(),
         ];
         let twice: Vec<Range<usize>> = chunks.iter().chain(&chunks).cloned().collect();
-        assert_eq!(*asked.lock().unwrap(), twice);
+        let scratch_dir = tempfile::tempdir().unwrap();
+        let store = crate::text_store::TextStore::in_dir(scratch_dir.path());
+        // Asked again, kept in memory, kept in a scratch file: each chunk is asked for
+        // twice (to count, then to place) or once, and the postings are the same.
+        let ways = [
+            (BetweenPasses::AskAgain, twice.clone()),
+            (BetweenPasses::Keep(None), chunks.to_vec()),
+            (BetweenPasses::Keep(store.scratch_file()), chunks.to_vec()),
+        ];
+        let mut found = Vec::new();
+        for (between, expected_asks) in ways {
+            let asked = std::sync::Mutex::new(Vec::new());
+            let gathered = postings(
+                docs.len(),
+                |range| {
+                    asked.lock().unwrap().push(range.clone());
+                    docs[range].to_vec()
+                },
+                between,
+            );
+            assert_eq!(*asked.lock().unwrap(), expected_asks);
+            found.push(gathered);
+        }
+        assert!(found.windows(2).all(|w| w[0] == w[1]));
+        let (flat, starts) = &found[0];
         let numbers = numbers.lock().unwrap();
-        let terms = term_ranges(&starts, &numbers);
+        let terms = term_ranges(starts, &numbers);
         let docs_of = |term: &str| -> Vec<u32> {
             let (_, range) = terms.iter().find(|(t, _)| *t == term).unwrap();
             flat[range.clone()].iter().map(|p| p.number()).collect()
         };
-        assert_eq!(docs_of("all"), (0..docs.len() as u32).collect::<Vec<_>>());
-        let thirds: Vec<u32> = (0..docs.len() as u32).filter(|d| d % 3 == 1).collect();
+        let with_terms = |d: &u32| d % 5 != 4;
+        let all: Vec<u32> = (0..docs.len() as u32).filter(with_terms).collect();
+        assert_eq!(docs_of("all"), all);
+        let thirds: Vec<u32> = all.iter().copied().filter(|d| d % 3 == 1).collect();
         assert_eq!(docs_of("mod1"), thirds);
         assert_eq!(terms.len(), 4);
+    }
+
+    #[test]
+    fn a_chunk_kept_between_the_passes_reads_back_its_documents_or_asks_again() {
+        let docs: Vec<Arc<NumberedTerms>> = vec![
+            Arc::new(vec![
+                Numbered::new(3, WEIGHT_TITLE),
+                Numbered::new(1, WEIGHT_TEXT),
+            ]),
+            Arc::new(Vec::new()),
+            Arc::new(vec![Numbered::new(7, WEIGHT_SUBJECT)]),
+        ];
+        let words_of = |docs: &[Arc<NumberedTerms>]| -> Vec<Vec<u32>> {
+            let words = docs.iter().map(|d| d.iter().map(|t| t.0).collect());
+            words.collect()
+        };
+        let scratch_dir = tempfile::tempdir().unwrap();
+        let store = crate::text_store::TextStore::in_dir(scratch_dir.path());
+        let mut scratch = store
+            .scratch_file()
+            .expect("a store on disk has scratch files");
+        // Something before, so that the chunk is read from its own offset.
+        scratch.append(&[9, 9, 9]).unwrap();
+        let written = KeptChunk::new(&docs, Some(&mut scratch));
+        assert!(matches!(written, KeptChunk::Written(_)));
+        let held = KeptChunk::new(&docs, None);
+        for chunk in [written, held] {
+            let words = chunk.words(Some(&scratch)).unwrap();
+            let read: Vec<Vec<u32>> = kept_docs(&words).map(<[u32]>::to_vec).collect();
+            assert_eq!(read, words_of(&docs));
+        }
+        assert!(KeptChunk::Lost.words(Some(&scratch)).is_none());
+        // A store in memory has no scratch file.
+        assert!(crate::text_store::TextStore::default()
+            .scratch_file()
+            .is_none());
+        // Words cut short give the documents that are whole.
+        let cut: Vec<&[u32]> = kept_docs(&[1, 5, 2, 6]).collect();
+        assert_eq!(cut, [&[5][..]]);
     }
 
     #[test]

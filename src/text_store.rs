@@ -4,8 +4,9 @@
 //! times: when it is converted, indexed for search, and rendered into the outputs that
 //! show it. A [`TextStore`] is an unnamed temporary file that such texts are appended
 //! to; each is then a [`Text`] of 32 bytes (the file, an offset, a length and the
-//! hash of its content) and is read back, with one positioned read, where it is needed. So the memory a build holds
-//! does not grow with the total length of the abstracts. The operating system's page
+//! hash of its content) and is read back, with one positioned read, where it is
+//! needed. So the memory a build holds does not grow with the total length of the
+//! abstracts. The operating system's page
 //! cache keeps recently written texts at hand; it is not the process's memory and is
 //! given back under pressure.
 //!
@@ -17,7 +18,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -30,6 +31,8 @@ pub struct TextStore {
 /// The temporary file behind a store, with the offset where the next text goes.
 struct StoreFile {
     file: File,
+    /// The folder the file is in (`None`: the system's temporary folder).
+    dir: Option<PathBuf>,
     end: AtomicU64,
     failure: Mutex<Option<String>>,
 }
@@ -62,11 +65,13 @@ impl TextStore {
     pub fn in_dir(dir: &Path) -> TextStore {
         let file = std::fs::create_dir_all(dir)
             .and_then(|()| tempfile::tempfile_in(dir))
-            .or_else(|_| tempfile::tempfile());
+            .map(|file| (file, Some(dir.to_path_buf())))
+            .or_else(|_| tempfile::tempfile().map(|file| (file, None)));
         TextStore {
-            file: file.ok().map(|file| {
+            file: file.ok().map(|(file, dir)| {
                 Arc::new(StoreFile {
                     file,
+                    dir,
                     end: AtomicU64::new(0),
                     failure: Mutex::new(None),
                 })
@@ -77,6 +82,21 @@ impl TextStore {
     /// Whether texts put here go to a file (rather than stay in memory).
     pub fn on_disk(&self) -> bool {
         self.file.is_some()
+    }
+
+    /// For a store on disk, a new scratch file in the same folder, for other data of
+    /// the build's size that a stage keeps out of memory for a while. `None` for a
+    /// store in memory, or when the file cannot be made.
+    pub fn scratch_file(&self) -> Option<ScratchFile> {
+        let store = self.file.as_ref()?;
+        let file = match &store.dir {
+            Some(dir) => tempfile::tempfile_in(dir),
+            None => tempfile::tempfile(),
+        };
+        Some(ScratchFile {
+            file: file.ok()?,
+            end: 0,
+        })
     }
 
     /// Puts `text` in the store. Safe to call from several threads at once. A text of
@@ -145,6 +165,46 @@ impl TextStore {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+}
+
+/// An unnamed temporary file (removed by the operating system when dropped) that
+/// blocks of 32-bit numbers are appended to and read back from.
+pub struct ScratchFile {
+    file: File,
+    end: u64,
+}
+
+/// Where [`ScratchFile::append`] put a block: its offset and its length in numbers.
+#[derive(Debug, Clone, Copy)]
+pub struct ScratchBlock {
+    offset: u64,
+    len: usize,
+}
+
+impl ScratchFile {
+    /// Writes `numbers` at the end of the file; `None` if that fails.
+    pub fn append(&mut self, numbers: &[u32]) -> Option<ScratchBlock> {
+        let bytes: Vec<u8> = numbers.iter().flat_map(|n| n.to_le_bytes()).collect();
+        write_all_at(&self.file, &bytes, self.end).ok()?;
+        let block = ScratchBlock {
+            offset: self.end,
+            len: numbers.len(),
+        };
+        self.end += bytes.len() as u64;
+        Some(block)
+    }
+
+    /// The numbers of `block`, read back; `None` if that fails.
+    pub fn read(&self, block: ScratchBlock) -> Option<Vec<u32>> {
+        let mut bytes = vec![0; block.len * 4];
+        read_exact_at(&self.file, &mut bytes, block.offset).ok()?;
+        let words = bytes.chunks_exact(4);
+        Some(
+            words
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .collect(),
+        )
     }
 }
 
