@@ -18,6 +18,7 @@
 //! written and transliterated to ASCII (`Łukasz` gives `łukasz` and `lukasz`), so either
 //! spelling finds it. Weights rank name and title matches first.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -699,46 +700,75 @@ fn keep_distinct(text: &str, spans: &mut Vec<TermSpan>) {
 /// (see [`SearchMemo::finish_build`]).
 #[derive(Default)]
 pub struct TermNumbers {
-    /// By term hash, the numbers of the terms with that hash (almost always one).
-    by_hash: ByHash<Vec<u32>>,
+    /// By term hash, the number of the first term seen with that hash.
+    first: ByHash<u32>,
+    /// By term hash, the numbers of the other terms with that hash: a true collision
+    /// of 64-bit hashes, which almost never happens. (A list for every hash cost an
+    /// allocation a term and a second lookup a word.)
+    others: ByHash<Vec<u32>>,
     /// Each term, by number.
     terms: Vec<Box<str>>,
+    /// Each term's hash, by number.
+    hashes: Vec<u64>,
 }
 
 impl TermNumbers {
     /// The number of `term` (whose xxh3 is `hash`), given on first sight.
     fn number(&mut self, hash: u64, term: &str) -> u32 {
-        let TermNumbers { by_hash, terms } = self;
-        let same_hash = by_hash.entry(hash).or_default();
-        if let Some(&n) = same_hash.iter().find(|&&n| &*terms[n as usize] == term) {
-            return n;
+        let TermNumbers {
+            first,
+            others,
+            terms,
+            hashes,
+        } = self;
+        let next = terms.len() as u32;
+        let first = *first.entry(hash).or_insert(next);
+        if first != next {
+            if *terms[first as usize] == *term {
+                return first;
+            }
+            let others = others.entry(hash).or_default();
+            if let Some(&n) = others.iter().find(|&&n| *terms[n as usize] == *term) {
+                return n;
+            }
+            others.push(next);
         }
-        let n = terms.len() as u32;
         terms.push(term.into());
-        same_hash.push(n);
-        n
+        hashes.push(hash);
+        next
     }
 
     /// Keeps only the terms whose number is `true` in `used`, numbered anew in the same
     /// order; for each old number, the new one (`u32::MAX` for a forgotten term).
     fn keep_only(&mut self, used: &[bool]) -> Vec<u32> {
         let mut renumbered = vec![u32::MAX; self.terms.len()];
-        let mut kept = Vec::with_capacity(used.iter().filter(|&&u| u).count());
-        for (n, term) in std::mem::take(&mut self.terms).into_iter().enumerate() {
+        let in_use = used.iter().filter(|&&u| u).count();
+        let mut terms = Vec::with_capacity(in_use);
+        let mut hashes = Vec::with_capacity(in_use);
+        let old = std::mem::take(&mut self.terms).into_iter();
+        for ((n, term), hash) in old.enumerate().zip(std::mem::take(&mut self.hashes)) {
             if used[n] {
-                renumbered[n] = kept.len() as u32;
-                kept.push(term);
+                renumbered[n] = terms.len() as u32;
+                terms.push(term);
+                hashes.push(hash);
             }
         }
-        self.terms = kept;
-        self.by_hash.retain(|_, same_hash| {
-            same_hash.retain_mut(|n| {
-                *n = renumbered[*n as usize];
-                *n != u32::MAX
-            });
-            !same_hash.is_empty()
-        });
-        self.by_hash.shrink_to_fit();
+        // The kept terms are distinct: indexed again in number order, each hash's
+        // first term stays first.
+        self.first = HashMap::with_capacity_and_hasher(in_use, Default::default());
+        self.others = ByHash::default();
+        for (n, &hash) in hashes.iter().enumerate() {
+            match self.first.entry(hash) {
+                Entry::Vacant(slot) => {
+                    slot.insert(n as u32);
+                }
+                Entry::Occupied(_) => {
+                    self.others.entry(hash).or_default().push(n as u32);
+                }
+            }
+        }
+        self.terms = terms;
+        self.hashes = hashes;
         renumbered
     }
 }
@@ -1403,6 +1433,32 @@ mod tests {
         assert_eq!(words(&memo, &new), ["alpha", "epsilon", "zeta"]);
         assert_eq!(known(&mut memo), 3, "epsilon is found under its new number");
         assert!(new.contains(&Numbered::new(0, WEIGHT_TEXT)), "{new:?}");
+    }
+
+    #[test]
+    fn term_numbers_tell_terms_of_one_hash_apart_before_and_after_forgetting() {
+        let mut numbers = TermNumbers::default();
+        // "a", "b" and "c" share a hash; "d" has its own.
+        assert_eq!(numbers.number(7, "a"), 0);
+        assert_eq!(numbers.number(7, "b"), 1);
+        assert_eq!(numbers.number(9, "d"), 2);
+        assert_eq!(numbers.number(7, "c"), 3);
+        assert_eq!(
+            [("b", 7), ("a", 7), ("c", 7), ("d", 9)].map(|(t, h)| numbers.number(h, t)),
+            [1, 0, 3, 2]
+        );
+        // The first term of the shared hash is forgotten: the others keep theirs apart.
+        let renumbered = numbers.keep_only(&[false, true, true, true]);
+        assert_eq!(renumbered, [u32::MAX, 0, 1, 2]);
+        assert_eq!(
+            [("c", 7), ("b", 7), ("d", 9)].map(|(t, h)| numbers.number(h, t)),
+            [2, 0, 1]
+        );
+        assert_eq!(numbers.terms.len(), 3, "nothing numbered twice");
+        // A forgotten term seen again is new.
+        assert_eq!(numbers.number(7, "a"), 3);
+        assert_eq!(numbers.number(7, "b"), 0);
+        assert_eq!(&*numbers.terms[3], "a");
     }
 
     #[test]
