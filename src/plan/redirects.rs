@@ -77,9 +77,9 @@ fn paper_identity(paper: &Paper, abstract_keys: &Reuse<u64>) -> u64 {
     let mut bytes = Vec::new();
     bytes.extend_from_slice(&paper.year.to_le_bytes());
     let abstract_key = (paper.abstract_text.as_ref()).map_or(0, |text| {
-        let text = text.load();
-        let key = || hash::key("abstract key", &content_hash(text.as_bytes()));
-        *abstract_keys.get_or(key, || text_key_hash(&text))
+        // Keyed by the hash the text keeps: a text found again is not read.
+        let key = || hash::key("abstract key", &text.content_hash());
+        *abstract_keys.get_or(key, || text_key_hash(&text.load()))
     });
     bytes.extend_from_slice(&abstract_key.to_le_bytes());
     for path in files {

@@ -109,11 +109,15 @@ pub fn convert_texts(
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_ref();
-            let loaded = abstract_text.map(Text::load);
-            let source = (&paper.title, loaded.as_deref());
-            let key = || hash::key("tex", &(macros_key, source.0, source.1));
+            // Keyed by the hash the abstract keeps: one found again is not read.
+            let key = || {
+                let abstract_hash = abstract_text.map(Text::content_hash);
+                hash::key("tex", &(macros_key, &paper.title, abstract_hash))
+            };
             let text = memo.get_or(key, || {
-                convert_text(&paper.title, (abstract_text, source.1), site_macros, store)
+                let loaded = abstract_text.map(Text::load);
+                let source = (abstract_text, loaded.as_deref());
+                convert_text(&paper.title, source, site_macros, store)
             });
             let at = &paper.occurrences[0];
             let record_line = format!("{}{}", paper.source, paper.year);
