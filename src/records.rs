@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use crate::diagnostics::{Diagnostic, Location};
-use crate::hash::{content_hash, ByHash};
+use crate::hash::ByHash;
 use crate::text_store::{Text, TextStore};
 
 /// The arrow that ends a subject block (U+2197, the export's link to the source listing).
@@ -100,7 +100,7 @@ impl TextPool {
     /// The pool's copy of `text`, which becomes the copy if it has none.
     pub fn share(&self, text: &Text) -> Text {
         let loaded = text.load();
-        let hash = content_hash(loaded.as_bytes());
+        let hash = text.content_hash();
         let shard = &self.shards[(hash % POOL_SHARDS as u64) as usize];
         let copy = {
             let mut known = shard.lock().unwrap_or_else(|e| e.into_inner());
