@@ -106,7 +106,7 @@ fn canonical_path(path: &Path) -> PathBuf {
 }
 
 /// The layout of the cache file; a cache in another layout is ignored.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// The start of a cache file: which layout and which profilegen wrote it.
 #[derive(Serialize, Deserialize)]

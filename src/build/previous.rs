@@ -78,6 +78,7 @@ impl PreviousBuild {
             authors: Vec::new(),
             papers: Vec::new(),
             redirects: Vec::new(),
+            abstract_keys: Vec::new(),
         };
         match (&self.cache, &self.forced_history) {
             (Some(cache), _) => &cache.history,
