@@ -5,7 +5,7 @@
 //! are the same text when their [`text_key`]s are equal (the same, and
 //! punctuation ignored).
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// The identity key of an author name: NFKC, lowercase, runs of whitespace collapsed.
 pub fn name_key(name: &str) -> String {
@@ -73,6 +73,10 @@ pub fn text_key_hash(text: &str) -> u64 {
                 pending_space = true;
             }
         }
+    } else if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        for c in text.chars() {
+            feed(c, &mut hasher);
+        }
     } else {
         for c in text.nfkc() {
             feed(c, &mut hasher);
@@ -101,9 +105,10 @@ impl Fnv {
     }
 }
 
-/// NFKC, skipping the work for ASCII (already normalized).
+/// NFKC, skipping the work for text that is normalized already: ASCII, or text the
+/// Unicode quick check finds normalized (most accented text, which comes composed).
 fn nfkc(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() {
+    if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
         std::borrow::Cow::Borrowed(text)
     } else {
         std::borrow::Cow::Owned(text.nfkc().collect())
@@ -149,12 +154,23 @@ mod tests {
             "Scalable Training of Mixture-of-Experts Models, with Megatron Core.",
             "  leading and trailing  ",
             "Ünïcödé — ﬁne “quotes” Łukasz 王伟",
+            // Normalized already (composed accents), and not (decomposed, compatibility).
+            "Kähler manifolds, Erdős–Rényi graphs",
+            "Ka\u{308}hler manifolds",
+            "ﬁnite Ｇroups",
             "...",
             "",
         ] {
             assert_eq!(text_key_hash(text), stable_hash(&text_key(text)), "{text}");
         }
         assert_eq!(text_key_hash("A, b!"), text_key_hash("a b"));
+        // Composed and decomposed accents, and compatibility forms, are one text.
+        assert_eq!(text_key_hash("Kähler"), text_key_hash("Ka\u{308}hler"));
+        assert_eq!(
+            text_key_hash("ﬁnite Ｇroups"),
+            text_key_hash("finite groups")
+        );
+        assert_eq!(name_key("Erdo\u{30b}s"), name_key("Erdős"));
         assert_ne!(text_key_hash("a b"), text_key_hash("ab"));
     }
 
