@@ -37,6 +37,7 @@ pub mod identifiers;
 pub mod identity;
 pub mod ignore;
 pub mod init;
+pub mod kept_file;
 pub mod live;
 pub mod normalize;
 pub mod output;

@@ -508,6 +508,57 @@ fn the_build_after_a_first_build_into_a_new_folder_uses_its_cache() {
 }
 
 #[test]
+fn a_one_off_build_keeps_its_tex_conversions_and_the_next_builds_the_same_with_them() {
+    let site = Site::seeds();
+    let tex_papers = |author: &str, year: u16| {
+        let records = [
+            (
+                year,
+                r"Sheaves on $\mathscr{M}_g$",
+                r"We bound $\alpha \leq 2$.",
+                "math.AG",
+            ),
+            (
+                year,
+                "A plain title",
+                r"With $x^2$ and $\unknownmacro$.",
+                "math.AG",
+            ),
+        ];
+        record_file(author, &records)
+    };
+    site.file("content/records/tex.txt", tex_papers("Ada Lovelace", 2024));
+    site.build();
+    let kept = site.root().join(".profilegen/texts.kept");
+    let first = fs::read(&kept).expect("the conversions are kept");
+    assert!(first.starts_with(b"PGKEPT1\n"));
+    let same_as_clean = |site: &Site| {
+        let clean = site.run(&["build", "--force", "--output", "clean"]);
+        assert_eq!(clean.code, 0, "{}", clean.stderr);
+        assert!(tree(&site.public()) == tree(&site.root().join("clean")));
+    };
+    // The next one-off build finds them there, and builds what a clean build does.
+    site.file(
+        "content/records/more.txt",
+        tex_papers("Mary Somerville", 2025),
+    );
+    let run = site.build();
+    assert!(run.stderr.contains("unknownmacro"), "{}", run.stderr);
+    same_as_clean(&site);
+    assert_ne!(
+        fs::read(&kept).unwrap(),
+        first,
+        "kept again with the new papers"
+    );
+    // A damaged file is not read, and is written whole again.
+    fs::write(&kept, b"PGKEPT1\ndamaged").unwrap();
+    site.remove("content/records/more.txt");
+    site.build();
+    same_as_clean(&site);
+    assert!(fs::read(&kept).unwrap().len() > 100);
+}
+
+#[test]
 fn output_changed_by_hand_is_repaired() {
     let site = medium_site();
     site.build();

@@ -16,6 +16,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "hash",
             "reuse",
             "text_store",
+            "kept_file",
             "diagnostics",
             "normalize",
             "slug",

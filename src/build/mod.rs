@@ -25,9 +25,11 @@ use crate::config::normalize_base_url;
 use crate::diagnostics::Diagnostic;
 use crate::graph::{link_with, SiteGraph};
 use crate::identity::IdentityRules;
+use crate::kept_file::KeptFile;
 use crate::output::generations::current_generation;
 use crate::output::{is_safe_relative_path, OutputWriter, WriteStats};
 use crate::plan::redirects::SlugHistory;
+use crate::plan::texts::{conversions_to_keep, kept_conversion_keys, PaperText};
 use crate::plan::{
     plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, PlannedOutput, SitePlan,
 };
@@ -165,10 +167,15 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     } else {
         "link"
     });
+    let kept_texts_path = options.root.join(cache::CACHE_DIR).join(KEPT_TEXTS_FILE);
+    // `--force` makes everything again, conversions included (and keeps them anew).
+    let earlier_texts = (!options.force)
+        .then(|| KeptFile::open(&kept_texts_path, &kept_identity()))
+        .flatten();
     let mut plan = plan(
         &graph,
         &input,
-        &memo.plan,
+        (&memo.plan, earlier_texts.as_ref()),
         previous.history(),
         &mut gathered,
     );
@@ -210,6 +217,11 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             return Err(gathered.fail(d));
         }
     };
+    if options.write && !memo.is_long_running() {
+        let texts = &plan.index.paper_texts;
+        let kept = (kept_texts_path.as_path(), earlier_texts.as_ref());
+        keep_conversions(kept, &graph, &input.config, texts);
+    }
     plan.outputs.extend(search_outputs);
     let summary = cache::CachedSummary {
         authors: graph.authors.len(),
@@ -357,11 +369,12 @@ fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> Sit
     graph
 }
 
-/// Plans every output of the site.
+/// Plans every output of the site, reusing what the previous build in this process
+/// left in `memo` or else what an earlier build kept on disk.
 fn plan<'a>(
     graph: &'a SiteGraph,
     input: &'a SiteInput,
-    memo: &'a PlanMemo,
+    (memo, earlier_texts): (&'a PlanMemo, Option<&KeptFile>),
     history: &SlugHistory,
     gathered: &mut Gathered,
 ) -> SitePlan<'a> {
@@ -372,9 +385,48 @@ fn plan<'a>(
         pages: &input.pages,
         memo,
         history,
+        earlier_texts,
     });
     gathered.0.extend(plan.diagnostics.iter().cloned());
     plan
+}
+
+/// The file in the build cache's folder where a one-off build keeps the site's TeX
+/// conversions for the next (see [`keep_conversions`]).
+const KEPT_TEXTS_FILE: &str = "texts.kept";
+
+/// What wrote a kept file: this profilegen's version and binary (its size and
+/// modification time), so that a file another build of the code wrote is not read.
+fn kept_identity() -> String {
+    let binary = std::env::current_exe().and_then(fs::metadata).ok();
+    let modified = binary.as_ref().and_then(|m| m.modified().ok());
+    let since_epoch = modified.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+    format!(
+        "profilegen {} binary {:?} {:?}",
+        env!("CARGO_PKG_VERSION"),
+        binary.map(|m| m.len()),
+        since_epoch.map(|d| d.as_nanos())
+    )
+}
+
+/// Keeps the site's TeX conversions (`texts`, by paper) on disk at `path` for the next
+/// build, unless the file an earlier build kept there holds them all already. Only a
+/// one-off build writes it: a long-running process keeps its conversions in memory, and
+/// writing them on every rebuild would cost each rebuild the time. A file that cannot be
+/// written costs the next build only the time it would have saved, so that is not an
+/// error.
+fn keep_conversions(
+    (path, earlier): (&Path, Option<&KeptFile>),
+    graph: &SiteGraph,
+    config: &crate::config::SiteConfig,
+    texts: &[Arc<PaperText>],
+) {
+    let keys = kept_conversion_keys(graph, config, texts);
+    if earlier.is_some_and(|kept| kept.keys().eq(keys.iter().copied())) {
+        return;
+    }
+    let conversions = conversions_to_keep(graph, config, texts);
+    let _ = KeptFile::write(path, &kept_identity(), conversions);
 }
 
 /// The files written as they are: the site's own static files, then the theme's of

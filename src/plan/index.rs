@@ -158,7 +158,8 @@ impl<'a> SiteIndex<'a> {
         let extra_pages = extra_pages(input.pages, diagnostics);
         let newest = newest_first(graph);
         let (subjects, years) = subject_and_year_lists(graph, &newest);
-        let (paper_texts, mut tex_diagnostics) = convert_texts(graph, config, &input.memo.texts);
+        let (paper_texts, mut tex_diagnostics) =
+            convert_texts(graph, config, &input.memo.texts, input.earlier_texts);
         diagnostics.append(&mut tex_diagnostics);
         let citation_keys = citation_keys(graph, &profiles, &paper_texts);
         let author_letters = author_letters(&profiles);

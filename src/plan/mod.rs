@@ -203,6 +203,8 @@ pub struct PlanInput<'a, 'h> {
     pub memo: &'a PlanMemo,
     /// What earlier builds into the same output folder knew of slugs.
     pub history: &'h redirects::SlugHistory,
+    /// TeX conversions an earlier build kept on disk (see [`texts::conversions_to_keep`]).
+    pub earlier_texts: Option<&'h crate::kept_file::KeptFile>,
 }
 
 /// Work a plan can reuse from the previous build in the same process (see

@@ -5,11 +5,13 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::config::SiteConfig;
 use crate::diagnostics::{Diagnostic, Location};
-use crate::graph::SiteGraph;
+use crate::graph::{Paper, SiteGraph};
 use crate::hash;
+use crate::kept_file::KeptFile;
 use crate::reuse::Reuse;
 use crate::tex::{render_tex_with, Definitions, TexRendering};
 use crate::text_store::{Text, TextStore};
@@ -93,52 +95,79 @@ pub fn abstract_html(
         .collect()
 }
 
+/// A conversion as a [`KeptFile`] holds it for the next build: the [`PaperText`] with
+/// the converted abstract's text itself.
+#[derive(Debug, Serialize, Deserialize)]
+struct KeptConversion {
+    title_html: String,
+    title_text: String,
+    /// The abstract as converted, when conversion changed it (else it is the paper's).
+    abstract_text: Option<String>,
+    warnings: Vec<String>,
+}
+
+/// The key of a paper's conversion: a hash of all it reads (the site's macros, the
+/// title, and the abstract, by the hash it keeps: one found again is not read).
+fn conversion_key(macros_key: u64, paper: &Paper) -> u64 {
+    let abstract_hash = paper.abstract_text.as_ref().map(Text::content_hash);
+    hash::key("tex", &(macros_key, &paper.title, abstract_hash))
+}
+
+/// The key of the site's macros, part of every conversion's key.
+fn macros_key(config: &SiteConfig) -> u64 {
+    hash::key("tex macros", &config.tex_macros)
+}
+
+/// The conversion `earlier` keeps under `key`, for a paper whose abstract is
+/// `abstract_text`; a converted abstract goes to `store`.
+fn kept_conversion(
+    earlier: Option<&KeptFile>,
+    key: u64,
+    abstract_text: Option<&Text>,
+    store: &TextStore,
+) -> Option<PaperText> {
+    let kept: KeptConversion = postcard::from_bytes(&earlier?.get(key)?).ok()?;
+    Some(PaperText {
+        title_html: kept.title_html,
+        title_text: kept.title_text,
+        abstract_text: match kept.abstract_text {
+            Some(converted) => Some(store.put(&converted)),
+            None => abstract_text.cloned(),
+        },
+        warnings: kept.warnings,
+    })
+}
+
 /// Converts each paper's title and abstract (in parallel, reusing conversions of the
-/// same texts with the same site macros from `memo`), reporting TeX that could not be
-/// read with the record it comes from.
+/// same texts with the same site macros from `memo`, or else from what an earlier build
+/// kept in `earlier`), reporting TeX that could not be read with the record it comes
+/// from.
 pub fn convert_texts(
     graph: &SiteGraph,
     config: &SiteConfig,
     memo: &Reuse<PaperText>,
+    earlier: Option<&KeptFile>,
 ) -> (Vec<Arc<PaperText>>, Vec<Diagnostic>) {
     let site_macros = &config.tex_definitions;
     let store = &graph.texts;
-    let macros_key = hash::key("tex macros", &config.tex_macros);
+    let macros_key = macros_key(config);
     let converted: Vec<(Arc<PaperText>, Vec<Diagnostic>)> = graph
         .papers
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_ref();
-            // Keyed by the hash the abstract keeps: one found again is not read.
-            let key = || {
-                let abstract_hash = abstract_text.map(Text::content_hash);
-                hash::key("tex", &(macros_key, &paper.title, abstract_hash))
-            };
-            let text = memo.get_or(key, || {
-                let loaded = abstract_text.map(Text::load);
-                let source = (abstract_text, loaded.as_deref());
-                convert_text(&paper.title, source, site_macros, store)
-            });
-            let at = &paper.occurrences[0];
-            let record_line = format!("{}{}", paper.source, paper.year);
-            let diagnostics = text
-                .warnings
-                .iter()
-                .map(|warning| {
-                    Diagnostic::warning(
-                        format!("TeX in `{}`: {warning}", paper.title),
-                        Some(Location::at_line(
-                            &at.path,
-                            at.line,
-                            1,
-                            &record_line,
-                            record_line.chars().count(),
-                        )),
-                    )
-                    .with_note("the fragment is shown as its source text")
-                })
-                .collect();
-            (text, diagnostics)
+            let key = conversion_key(macros_key, paper);
+            let text = memo.get_or(
+                || key,
+                || {
+                    kept_conversion(earlier, key, abstract_text, store).unwrap_or_else(|| {
+                        let loaded = abstract_text.map(Text::load);
+                        let source = (abstract_text, loaded.as_deref());
+                        convert_text(&paper.title, source, site_macros, store)
+                    })
+                },
+            );
+            (Arc::clone(&text), tex_diagnostics(paper, &text))
         })
         .collect();
     let mut texts = Vec::with_capacity(converted.len());
@@ -150,9 +179,99 @@ pub fn convert_texts(
     (texts, diagnostics)
 }
 
+/// A warning for each fragment of `paper` that `text` could not convert, at the record
+/// it comes from.
+fn tex_diagnostics(paper: &Paper, text: &PaperText) -> Vec<Diagnostic> {
+    let at = &paper.occurrences[0];
+    let record_line = format!("{}{}", paper.source, paper.year);
+    text.warnings
+        .iter()
+        .map(|warning| {
+            Diagnostic::warning(
+                format!("TeX in `{}`: {warning}", paper.title),
+                Some(Location::at_line(
+                    &at.path,
+                    at.line,
+                    1,
+                    &record_line,
+                    record_line.chars().count(),
+                )),
+            )
+            .with_note("the fragment is shown as its source text")
+        })
+        .collect()
+}
+
+/// Whether conversion changed anything of `paper` (as `text`): only such conversions
+/// are worth keeping for the next build, the others cost little to make again.
+fn worth_keeping(paper: &Paper, text: &PaperText) -> bool {
+    let abstract_changed = match (&text.abstract_text, &paper.abstract_text) {
+        (Some(converted), Some(source)) => !converted.same_as(source),
+        (converted, source) => converted.is_some() != source.is_some(),
+    };
+    abstract_changed || text.title_text != paper.title || !text.warnings.is_empty()
+}
+
+/// Papers converted a chunk at a time when kept, so that what is written is not all
+/// held at once.
+const KEEP_CHUNK: usize = 4096;
+
+/// The keys of the conversions [`conversions_to_keep`] gives, in order: when they are
+/// an earlier kept file's keys, that file holds them all already.
+pub fn kept_conversion_keys(
+    graph: &SiteGraph,
+    config: &SiteConfig,
+    texts: &[Arc<PaperText>],
+) -> Vec<u64> {
+    let macros_key = macros_key(config);
+    let mut keys: Vec<u64> = (graph.papers.par_iter().zip(texts))
+        .filter(|(paper, text)| worth_keeping(paper, text))
+        .map(|(paper, _)| conversion_key(macros_key, paper))
+        .collect();
+    keys.par_sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// Each paper's conversion (`texts`, by paper) that is worth keeping for the next
+/// build, with its key, made a chunk of papers at a time, for [`KeptFile::write`].
+pub fn conversions_to_keep<'a>(
+    graph: &'a SiteGraph,
+    config: &SiteConfig,
+    texts: &'a [Arc<PaperText>],
+) -> impl Iterator<Item = (u64, Vec<u8>)> + 'a {
+    let macros_key = macros_key(config);
+    let papers = &graph.papers;
+    (0..papers.len())
+        .step_by(KEEP_CHUNK)
+        .flat_map(move |start| {
+            let chunk = start..papers.len().min(start + KEEP_CHUNK);
+            let kept: Vec<(u64, Vec<u8>)> = (papers[chunk.clone()].par_iter().zip(&texts[chunk]))
+                .filter(|(paper, text)| worth_keeping(paper, text))
+                .filter_map(|(paper, text)| {
+                    let kept = KeptConversion {
+                        title_html: text.title_html.clone(),
+                        title_text: text.title_text.clone(),
+                        abstract_text: (text.abstract_text.as_ref())
+                            .filter(|converted| {
+                                !(paper.abstract_text.as_ref())
+                                    .is_some_and(|s| converted.same_as(s))
+                            })
+                            .map(|converted| converted.load().to_string()),
+                        warnings: text.warnings.clone(),
+                    };
+                    let bytes = postcard::to_allocvec(&kept).ok()?;
+                    Some((conversion_key(macros_key, paper), bytes))
+                })
+                .collect();
+            kept
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::{Record, RecordFile};
 
     fn shared(source: &str, store: &TextStore) -> (Text, PaperText) {
         let kept = store.put(source);
@@ -182,6 +301,87 @@ mod tests {
             assert!(!source.same_as(&converted));
             assert_eq!(&*converted.load(), "Bounds in α — and more.");
         }
+    }
+
+    fn record_file(path: &str, titles_and_abstracts: &[(&str, &str)]) -> RecordFile {
+        RecordFile {
+            path: path.into(),
+            author_name: "Ada Lovelace".into(),
+            declared_count: None,
+            records: (titles_and_abstracts.iter().enumerate())
+                .map(|(i, (title, abstract_text))| Record {
+                    source: "arXiv".into(),
+                    year: 2024,
+                    title: (*title).into(),
+                    abstract_text: Some((*abstract_text).into()),
+                    subjects: vec!["math.AG".into()],
+                    line: 9 + 6 * i,
+                })
+                .collect(),
+        }
+    }
+
+    /// Each paper's converted title and abstract, as text.
+    fn shown(texts: &[Arc<PaperText>]) -> Vec<(String, String, Option<String>, Vec<String>)> {
+        let show = |t: &Arc<PaperText>| {
+            let abstract_text = t.abstract_text.as_ref().map(|a| a.load().to_string());
+            let t: PaperText = (**t).clone();
+            (t.title_html, t.title_text, abstract_text, t.warnings)
+        };
+        texts.iter().map(show).collect()
+    }
+
+    #[test]
+    fn kept_conversions_are_found_again_rather_than_made() {
+        let graph = crate::graph::link(&[record_file(
+            "content/records/a.txt",
+            &[
+                (
+                    r"On $\mathscr{M}$",
+                    r"Bounds in $\alpha$ and $\unknownmacro$.",
+                ),
+                ("Plain words", "Nothing to convert here."),
+                ("Plain title", r"But $x^2$ in the abstract."),
+            ],
+        )]);
+        let config = SiteConfig::default();
+        let no_memo = Reuse::default();
+        let (made, _) = convert_texts(&graph, &config, &no_memo, None);
+        // Only what conversion changed is kept: not the plain paper.
+        let keys = kept_conversion_keys(&graph, &config, &made);
+        assert_eq!(keys.len(), 2, "{keys:?}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("texts.kept");
+        KeptFile::write(&path, "id", conversions_to_keep(&graph, &config, &made)).unwrap();
+        let kept = KeptFile::open(&path, "id").unwrap();
+        assert_eq!(kept.keys().collect::<Vec<_>>(), keys);
+        // Found again, they are what conversion made, warnings included.
+        let (found, diagnostics) = convert_texts(&graph, &config, &no_memo, Some(&kept));
+        assert_eq!(shown(&found), shown(&made));
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        // And they are read from the file, not made: a kept title shows.
+        let macros_key = macros_key(&config);
+        let paper = graph
+            .papers
+            .iter()
+            .find(|p| p.title.contains("mathscr"))
+            .unwrap();
+        let crafted = KeptConversion {
+            title_html: "from the kept file".into(),
+            title_text: "kept".into(),
+            abstract_text: Some("kept abstract".into()),
+            warnings: Vec::new(),
+        };
+        let entry = (
+            conversion_key(macros_key, paper),
+            postcard::to_allocvec(&crafted).unwrap(),
+        );
+        KeptFile::write(&path, "id", [entry]).unwrap();
+        let kept = KeptFile::open(&path, "id").unwrap();
+        let (found, _) = convert_texts(&graph, &config, &no_memo, Some(&kept));
+        let crafted_shown = shown(&found).into_iter().find(|t| t.1 == "kept").unwrap();
+        assert_eq!(crafted_shown.0, "from the kept file");
+        assert_eq!(crafted_shown.2.as_deref(), Some("kept abstract"));
     }
 
     #[test]

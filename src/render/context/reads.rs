@@ -841,6 +841,7 @@ mod tests {
             pages: &pages,
             memo: &memo,
             history: &Default::default(),
+            earlier_texts: None,
         });
         let render_memo = RenderMemo::default();
         let maker = OutputMaker::new(&plan.index, &render_memo);
@@ -1035,6 +1036,7 @@ mod tests {
             pages: &[],
             memo: &memo,
             history: &Default::default(),
+            earlier_texts: None,
         });
         let reads = super::Reads::default();
         super::View::new(&plan.index, &reads).paper(0);

@@ -1,0 +1,204 @@
+//! Work one build keeps on disk for the next, even a one-off one: a file of byte blobs
+//! by 64-bit key, written whole by one build ([`KeptFile::write`]) and read by offset by
+//! the next ([`KeptFile::get`]), so that only its index (20 bytes an entry) is in memory.
+//!
+//! As with [`crate::reuse::Reuse`], a key is a hash of everything the kept work read,
+//! so a blob found is what the work would make again. The file also names what wrote
+//! it (`identity`: the profilegen version and binary): a file another binary wrote, or
+//! one that is cut short or not such a file at all, is not read, and costs only the
+//! work it would have saved.
+//!
+//! Layout: `MAGIC`, the identity's length (u32) and bytes, the blobs one after another,
+//! then the index, `(key u64, offset u64, length u32)` per entry in key order, and last
+//! the index's offset and its number of entries (u64 each). Numbers are little-endian.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// The first bytes of a kept file.
+const MAGIC: &[u8; 8] = b"PGKEPT1\n";
+/// Bytes of one index entry.
+const ENTRY_BYTES: usize = 20;
+
+/// A kept file opened for reading: its index in memory, its blobs on disk.
+pub struct KeptFile {
+    file: File,
+    /// `(key, offset, length)` of each blob, sorted by key.
+    index: Vec<(u64, u64, u32)>,
+}
+
+impl KeptFile {
+    /// Opens the file at `path` if it is a whole kept file written by `identity`.
+    pub fn open(path: &Path, identity: &str) -> Option<KeptFile> {
+        let mut file = File::open(path).ok()?;
+        let size = file.metadata().ok()?.len();
+        let mut head = [0u8; 12];
+        file.read_exact(&mut head).ok()?;
+        let identity_len = u64::from(u32::from_le_bytes(head[8..12].try_into().ok()?));
+        if &head[..8] != MAGIC || identity_len != identity.len() as u64 {
+            return None;
+        }
+        let mut written_by = vec![0u8; identity.len()];
+        file.read_exact(&mut written_by).ok()?;
+        if written_by != identity.as_bytes() || size < 12 + identity_len + 16 {
+            return None;
+        }
+        file.seek(SeekFrom::Start(size - 16)).ok()?;
+        let mut foot = [0u8; 16];
+        file.read_exact(&mut foot).ok()?;
+        let index_at = u64::from_le_bytes(foot[..8].try_into().ok()?);
+        let entries = u64::from_le_bytes(foot[8..].try_into().ok()?);
+        let index_bytes = entries.checked_mul(ENTRY_BYTES as u64)?;
+        if index_at < 12 + identity_len || index_at.checked_add(index_bytes)? != size - 16 {
+            return None;
+        }
+        file.seek(SeekFrom::Start(index_at)).ok()?;
+        let mut raw = vec![0u8; usize::try_from(index_bytes).ok()?];
+        file.read_exact(&mut raw).ok()?;
+        let index = read_index(&raw, index_at)?;
+        Some(KeptFile { file, index })
+    }
+
+    /// The blob kept under `key`, if any (`None` too if it cannot be read).
+    pub fn get(&self, key: u64) -> Option<Vec<u8>> {
+        let at = self.index.binary_search_by_key(&key, |e| e.0).ok()?;
+        let (_, offset, len) = self.index[at];
+        let mut bytes = vec![0u8; len as usize];
+        read_exact_at(&self.file, &mut bytes, offset).ok()?;
+        Some(bytes)
+    }
+
+    /// The keys kept, in order.
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.index.iter().map(|e| e.0)
+    }
+
+    /// Writes `entries` (a key and its blob each; a key given twice is kept once) to
+    /// `path` as a kept file of `identity`: to a temporary file beside it, then renamed
+    /// over it, so that a reader sees the old file or the new one, whole.
+    pub fn write(
+        path: &Path,
+        identity: &str,
+        entries: impl IntoIterator<Item = (u64, Vec<u8>)>,
+    ) -> io::Result<()> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let temp = tempfile::NamedTempFile::new_in(dir)?;
+        let mut out = BufWriter::new(temp.as_file());
+        out.write_all(MAGIC)?;
+        let identity_len = u32::try_from(identity.len()).map_err(io::Error::other)?;
+        out.write_all(&identity_len.to_le_bytes())?;
+        out.write_all(identity.as_bytes())?;
+        let mut at = 12 + u64::from(identity_len);
+        let mut index = Vec::new();
+        for (key, blob) in entries {
+            let len = u32::try_from(blob.len()).map_err(io::Error::other)?;
+            out.write_all(&blob)?;
+            index.push((key, at, len));
+            at += u64::from(len);
+        }
+        index.sort_by_key(|e| e.0);
+        index.dedup_by_key(|e| e.0);
+        for &(key, offset, len) in &index {
+            out.write_all(&key.to_le_bytes())?;
+            out.write_all(&offset.to_le_bytes())?;
+            out.write_all(&len.to_le_bytes())?;
+        }
+        out.write_all(&at.to_le_bytes())?;
+        out.write_all(&(index.len() as u64).to_le_bytes())?;
+        out.into_inner().map_err(|e| e.into_error())?;
+        temp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// The index entries of `raw`, if they are in key order and every blob lies before
+/// `blobs_end` (where the index starts).
+fn read_index(raw: &[u8], blobs_end: u64) -> Option<Vec<(u64, u64, u32)>> {
+    let mut index = Vec::with_capacity(raw.len() / ENTRY_BYTES);
+    for entry in raw.chunks_exact(ENTRY_BYTES) {
+        let key = u64::from_le_bytes(entry[..8].try_into().ok()?);
+        let offset = u64::from_le_bytes(entry[8..16].try_into().ok()?);
+        let len = u32::from_le_bytes(entry[16..].try_into().ok()?);
+        let in_order = index.last().is_none_or(|&(last, _, _)| last < key);
+        if !in_order || offset.checked_add(u64::from(len))? > blobs_end {
+            return None;
+        }
+        index.push((key, offset, len));
+    }
+    Some(index)
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "positioned reads",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_come_back_by_key_from_a_file_of_the_same_identity() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/kept");
+        let entries = vec![
+            (9, b"nine".to_vec()),
+            (2, Vec::new()),
+            (5, "fünf".as_bytes().to_vec()),
+            (9, b"nine again".to_vec()),
+        ];
+        KeptFile::write(&path, "v1 binary", entries).unwrap();
+        let kept = KeptFile::open(&path, "v1 binary").expect("a whole file");
+        assert_eq!(kept.keys().collect::<Vec<_>>(), [2, 5, 9]);
+        assert_eq!(kept.get(5).as_deref(), Some("fünf".as_bytes()));
+        assert_eq!(kept.get(2), Some(Vec::new()));
+        assert_eq!(
+            kept.get(9).as_deref(),
+            Some(&b"nine"[..]),
+            "the first of a key"
+        );
+        assert_eq!(kept.get(7), None);
+        // Another binary's file is not read.
+        assert!(KeptFile::open(&path, "v2 binary").is_none());
+        assert!(KeptFile::open(&dir.path().join("missing"), "v1 binary").is_none());
+        // Written again: the new file replaces the old one.
+        KeptFile::write(&path, "v1 binary", [(1, b"one".to_vec())]).unwrap();
+        let kept = KeptFile::open(&path, "v1 binary").unwrap();
+        assert_eq!(kept.keys().collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn a_cut_or_damaged_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kept");
+        let entries = (0..50u64).map(|k| (k * 7, k.to_le_bytes().repeat(3)));
+        KeptFile::write(&path, "id", entries).unwrap();
+        let whole = std::fs::read(&path).unwrap();
+        assert!(KeptFile::open(&path, "id").is_some());
+        for cut in [0, 5, 12, 14, 40, whole.len() / 2, whole.len() - 1] {
+            std::fs::write(&path, &whole[..cut]).unwrap();
+            assert!(KeptFile::open(&path, "id").is_none(), "cut at {cut}");
+        }
+        // An index out of order, or pointing past the blobs.
+        let index_at = u64::from_le_bytes(whole[whole.len() - 16..][..8].try_into().unwrap());
+        let first = index_at as usize;
+        for (at, value) in [(first, 0xff), (first + 11, 0x7f), (first + 19, 0x7f)] {
+            let mut damaged = whole.clone();
+            damaged[at] = value;
+            std::fs::write(&path, &damaged).unwrap();
+            assert!(KeptFile::open(&path, "id").is_none(), "byte {at}");
+        }
+        std::fs::write(&path, b"not a kept file at all, but long enough").unwrap();
+        assert!(KeptFile::open(&path, "id").is_none());
+    }
+}
