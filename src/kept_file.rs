@@ -16,6 +16,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use crate::text_store::read_exact_at;
+
 /// The first bytes of a kept file.
 const MAGIC: &[u8; 8] = b"PGKEPT1\n";
 /// Bytes of one index entry.
@@ -128,19 +130,6 @@ fn read_index(raw: &[u8], blobs_end: u64) -> Option<Vec<(u64, u64, u32)>> {
         index.push((key, offset, len));
     }
     Some(index)
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "positioned reads",
-    ))
 }
 
 #[cfg(test)]

@@ -278,8 +278,9 @@ fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
     std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
 }
 
+/// Reads `bytes.len()` bytes of `file` at `offset`, without moving its cursor.
 #[cfg(unix)]
-fn read_exact_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
+pub(crate) fn read_exact_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
 }
 
@@ -292,7 +293,7 @@ fn write_all_at(_: &File, _: &[u8], _: u64) -> io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
+pub(crate) fn read_exact_at(_: &File, _: &mut [u8], _: u64) -> io::Result<()> {
     Err(io::Error::new(
         io::ErrorKind::Unsupported,
         "positioned reads",
