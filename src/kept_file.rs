@@ -86,7 +86,7 @@ impl KeptFile {
     ) -> io::Result<()> {
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let temp = tempfile::NamedTempFile::new_in(dir)?;
+        let temp = temp_file_builder().tempfile_in(dir)?;
         let mut out = BufWriter::new(temp.as_file());
         out.write_all(MAGIC)?;
         let identity_len = u32::try_from(identity.len()).map_err(io::Error::other)?;
@@ -113,6 +113,16 @@ impl KeptFile {
         temp.persist(path).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// A builder of the temporary file a kept file is written to: readable as any new file
+/// is (the mode the umask leaves of 0o666, as for the build cache), not only by its
+/// owner as temporary files are by default.
+fn temp_file_builder() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    builder
 }
 
 /// The index entries of `raw`, if they are in key order and every blob lies before
@@ -157,6 +167,14 @@ mod tests {
             "the first of a key"
         );
         assert_eq!(kept.get(7), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            let plain = dir.path().join("plain");
+            std::fs::write(&plain, b"").unwrap();
+            assert_eq!(mode(&path), mode(&plain), "as readable as any new file");
+        }
         // Another binary's file is not read.
         assert!(KeptFile::open(&path, "v2 binary").is_none());
         assert!(KeptFile::open(&dir.path().join("missing"), "v1 binary").is_none());
