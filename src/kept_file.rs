@@ -1,33 +1,39 @@
 //! Work one build keeps on disk for the next, even a one-off one: a file of byte blobs
 //! by 64-bit key, written whole by one build ([`KeptFile::write`]) and read by offset by
-//! the next ([`KeptFile::get`]), so that only its index (20 bytes an entry) is in memory.
+//! the next ([`KeptFile::get`]), so that only its index (28 bytes an entry) is in memory.
 //!
 //! As with [`crate::reuse::Reuse`], a key is a hash of everything the kept work read,
 //! so a blob found is what the work would make again. The file also names what wrote
 //! it (`identity`: the profilegen version and binary): a file another binary wrote, or
 //! one that is cut short or not such a file at all, is not read, and costs only the
-//! work it would have saved.
+//! work it would have saved. Each blob's hash is in the index, so a blob damaged on
+//! disk is not read either.
 //!
 //! Layout: `MAGIC`, the identity's length (u32) and bytes, the blobs one after another,
-//! then the index, `(key u64, offset u64, length u32)` per entry in key order, and last
+//! then the index, `(key u64, offset u64, length u32, xxh3 of the blob u64)` per entry in
+//! key order, and last
 //! the index's offset and its number of entries (u64 each). Numbers are little-endian.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use crate::hash::content_hash;
 use crate::text_store::read_exact_at;
 
 /// The first bytes of a kept file.
 const MAGIC: &[u8; 8] = b"PGKEPT1\n";
 /// Bytes of one index entry.
-const ENTRY_BYTES: usize = 20;
+const ENTRY_BYTES: usize = 28;
+
+/// One index entry: a blob's key, offset, length and hash.
+type Entry = (u64, u64, u32, u64);
 
 /// A kept file opened for reading: its index in memory, its blobs on disk.
 pub struct KeptFile {
     file: File,
-    /// `(key, offset, length)` of each blob, sorted by key.
-    index: Vec<(u64, u64, u32)>,
+    /// `(key, offset, length, hash)` of each blob, sorted by key.
+    index: Vec<Entry>,
 }
 
 impl KeptFile {
@@ -62,13 +68,14 @@ impl KeptFile {
         Some(KeptFile { file, index })
     }
 
-    /// The blob kept under `key`, if any (`None` too if it cannot be read).
+    /// The blob kept under `key`, if any (`None` too if it cannot be read, or is not
+    /// the blob that was written).
     pub fn get(&self, key: u64) -> Option<Vec<u8>> {
         let at = self.index.binary_search_by_key(&key, |e| e.0).ok()?;
-        let (_, offset, len) = self.index[at];
+        let (_, offset, len, hash) = self.index[at];
         let mut bytes = vec![0u8; len as usize];
         read_exact_at(&self.file, &mut bytes, offset).ok()?;
-        Some(bytes)
+        (content_hash(&bytes) == hash).then_some(bytes)
     }
 
     /// The keys kept, in order.
@@ -97,15 +104,16 @@ impl KeptFile {
         for (key, blob) in entries {
             let len = u32::try_from(blob.len()).map_err(io::Error::other)?;
             out.write_all(&blob)?;
-            index.push((key, at, len));
+            index.push((key, at, len, content_hash(&blob)));
             at += u64::from(len);
         }
         index.sort_by_key(|e| e.0);
         index.dedup_by_key(|e| e.0);
-        for &(key, offset, len) in &index {
+        for &(key, offset, len, hash) in &index {
             out.write_all(&key.to_le_bytes())?;
             out.write_all(&offset.to_le_bytes())?;
             out.write_all(&len.to_le_bytes())?;
+            out.write_all(&hash.to_le_bytes())?;
         }
         out.write_all(&at.to_le_bytes())?;
         out.write_all(&(index.len() as u64).to_le_bytes())?;
@@ -127,17 +135,18 @@ fn temp_file_builder() -> tempfile::Builder<'static, 'static> {
 
 /// The index entries of `raw`, if they are in key order and every blob lies before
 /// `blobs_end` (where the index starts).
-fn read_index(raw: &[u8], blobs_end: u64) -> Option<Vec<(u64, u64, u32)>> {
-    let mut index = Vec::with_capacity(raw.len() / ENTRY_BYTES);
+fn read_index(raw: &[u8], blobs_end: u64) -> Option<Vec<Entry>> {
+    let mut index: Vec<Entry> = Vec::with_capacity(raw.len() / ENTRY_BYTES);
     for entry in raw.chunks_exact(ENTRY_BYTES) {
         let key = u64::from_le_bytes(entry[..8].try_into().ok()?);
         let offset = u64::from_le_bytes(entry[8..16].try_into().ok()?);
-        let len = u32::from_le_bytes(entry[16..].try_into().ok()?);
-        let in_order = index.last().is_none_or(|&(last, _, _)| last < key);
+        let len = u32::from_le_bytes(entry[16..20].try_into().ok()?);
+        let hash = u64::from_le_bytes(entry[20..].try_into().ok()?);
+        let in_order = index.last().is_none_or(|&(last, ..)| last < key);
         if !in_order || offset.checked_add(u64::from(len))? > blobs_end {
             return None;
         }
-        index.push((key, offset, len));
+        index.push((key, offset, len, hash));
     }
     Some(index)
 }
@@ -205,6 +214,13 @@ mod tests {
             std::fs::write(&path, &damaged).unwrap();
             assert!(KeptFile::open(&path, "id").is_none(), "byte {at}");
         }
+        // A blob damaged on disk is not read; the others are.
+        let mut damaged = whole.clone();
+        damaged[14 + 7 * 24] ^= 1;
+        std::fs::write(&path, &damaged).unwrap();
+        let kept = KeptFile::open(&path, "id").unwrap();
+        assert_eq!(kept.get(7 * 7), None);
+        assert_eq!(kept.get(6 * 7), Some(6u64.to_le_bytes().repeat(3)));
         std::fs::write(&path, b"not a kept file at all, but long enough").unwrap();
         assert!(KeptFile::open(&path, "id").is_none());
     }
