@@ -1,5 +1,5 @@
 //! Work one build keeps on disk for the next, even a one-off one: a file of byte blobs
-//! by 64-bit key, written whole by one build ([`KeptFile::write`]) and read by offset by
+//! by 64-bit key, written whole by one build ([`KeptFile::write_to`]) and read by offset by
 //! the next ([`KeptFile::get`]), so that only its index (28 bytes an entry) is in memory.
 //!
 //! As with [`crate::reuse::Reuse`], a key is a hash of everything the kept work read,
@@ -15,7 +15,7 @@
 //! the index's offset and its number of entries (u64 each). Numbers are little-endian.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use crate::hash::content_hash;
@@ -84,17 +84,14 @@ impl KeptFile {
     }
 
     /// Writes `entries` (a key and its blob each; a key given twice is kept once) to
-    /// `path` as a kept file of `identity`: to a temporary file beside it, then renamed
-    /// over it, so that a reader sees the old file or the new one, whole.
-    pub fn write(
-        path: &Path,
+    /// `out` as a kept file of `identity`. Written to a file beside the one it replaces
+    /// and renamed over it (`output::write_atomically_with`), a reader sees the old
+    /// file or the new one, whole.
+    pub fn write_to(
+        out: &mut dyn Write,
         identity: &str,
         entries: impl IntoIterator<Item = (u64, Vec<u8>)>,
     ) -> io::Result<()> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let temp = temp_file_builder().tempfile_in(dir)?;
-        let mut out = BufWriter::new(temp.as_file());
         out.write_all(MAGIC)?;
         let identity_len = u32::try_from(identity.len()).map_err(io::Error::other)?;
         out.write_all(&identity_len.to_le_bytes())?;
@@ -116,21 +113,8 @@ impl KeptFile {
             out.write_all(&hash.to_le_bytes())?;
         }
         out.write_all(&at.to_le_bytes())?;
-        out.write_all(&(index.len() as u64).to_le_bytes())?;
-        out.into_inner().map_err(|e| e.into_error())?;
-        temp.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        out.write_all(&(index.len() as u64).to_le_bytes())
     }
-}
-
-/// A builder of the temporary file a kept file is written to: readable as any new file
-/// is (the mode the umask leaves of 0o666, as for the build cache), not only by its
-/// owner as temporary files are by default.
-fn temp_file_builder() -> tempfile::Builder<'static, 'static> {
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    builder
 }
 
 /// The index entries of `raw`, if they are in key order and every blob lies before
@@ -155,6 +139,14 @@ fn read_index(raw: &[u8], blobs_end: u64) -> Option<Vec<Entry>> {
 mod tests {
     use super::*;
 
+    /// Writes a kept file at `path` (its folder made if missing).
+    fn write(path: &Path, identity: &str, entries: impl IntoIterator<Item = (u64, Vec<u8>)>) {
+        let mut bytes = Vec::new();
+        KeptFile::write_to(&mut bytes, identity, entries).unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
     #[test]
     fn blobs_come_back_by_key_from_a_file_of_the_same_identity() {
         let dir = tempfile::tempdir().unwrap();
@@ -165,7 +157,7 @@ mod tests {
             (5, "fünf".as_bytes().to_vec()),
             (9, b"nine again".to_vec()),
         ];
-        KeptFile::write(&path, "v1 binary", entries).unwrap();
+        write(&path, "v1 binary", entries);
         let kept = KeptFile::open(&path, "v1 binary").expect("a whole file");
         assert_eq!(kept.keys().collect::<Vec<_>>(), [2, 5, 9]);
         assert_eq!(kept.get(5).as_deref(), Some("fünf".as_bytes()));
@@ -176,19 +168,11 @@ mod tests {
             "the first of a key"
         );
         assert_eq!(kept.get(7), None);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-            let plain = dir.path().join("plain");
-            std::fs::write(&plain, b"").unwrap();
-            assert_eq!(mode(&path), mode(&plain), "as readable as any new file");
-        }
         // Another binary's file is not read.
         assert!(KeptFile::open(&path, "v2 binary").is_none());
         assert!(KeptFile::open(&dir.path().join("missing"), "v1 binary").is_none());
         // Written again: the new file replaces the old one.
-        KeptFile::write(&path, "v1 binary", [(1, b"one".to_vec())]).unwrap();
+        write(&path, "v1 binary", [(1, b"one".to_vec())]);
         let kept = KeptFile::open(&path, "v1 binary").unwrap();
         assert_eq!(kept.keys().collect::<Vec<_>>(), [1]);
     }
@@ -198,7 +182,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kept");
         let entries = (0..50u64).map(|k| (k * 7, k.to_le_bytes().repeat(3)));
-        KeptFile::write(&path, "id", entries).unwrap();
+        write(&path, "id", entries);
         let whole = std::fs::read(&path).unwrap();
         assert!(KeptFile::open(&path, "id").is_some());
         for cut in [0, 5, 12, 14, 40, whole.len() / 2, whole.len() - 1] {

@@ -532,6 +532,18 @@ fn a_one_off_build_keeps_its_tex_conversions_and_the_next_builds_the_same_with_t
     let kept = site.root().join(".profilegen/texts.kept");
     let first = fs::read(&kept).expect("the conversions are kept");
     assert!(first.starts_with(b"PGKEPT1\n"));
+    #[cfg(unix)]
+    {
+        // As readable as the build cache beside it, not only by its owner.
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let cache_dir = site.root().join(".profilegen");
+        let cache = fs::read_dir(&cache_dir).unwrap().map(|e| e.unwrap().path());
+        let cache = cache
+            .into_iter()
+            .find(|p| p.extension().is_some_and(|e| e == "cache"));
+        assert_eq!(mode(&kept), mode(&cache.expect("a build cache")));
+    }
     let same_as_clean = |site: &Site| {
         let clean = site.run(&["build", "--force", "--output", "clean"]);
         assert_eq!(clean.code, 0, "{}", clean.stderr);

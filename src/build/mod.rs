@@ -27,7 +27,7 @@ use crate::graph::{link_with, SiteGraph};
 use crate::identity::IdentityRules;
 use crate::kept_file::KeptFile;
 use crate::output::generations::current_generation;
-use crate::output::{is_safe_relative_path, OutputWriter, WriteStats};
+use crate::output::{is_safe_relative_path, write_atomically_with, OutputWriter, WriteStats};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::texts::{conversions_to_keep, kept_conversion_keys, PaperText};
 use crate::plan::{
@@ -426,7 +426,9 @@ fn keep_conversions(
         return;
     }
     let conversions = conversions_to_keep(graph, config, texts);
-    let _ = KeptFile::write(path, &kept_identity(), conversions);
+    let identity = kept_identity();
+    let _ = path.parent().map(fs::create_dir_all);
+    let _ = write_atomically_with(path, |out| KeptFile::write_to(out, &identity, conversions));
 }
 
 /// The files written as they are: the site's own static files, then the theme's of

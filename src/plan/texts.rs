@@ -234,7 +234,7 @@ pub fn kept_conversion_keys(
 }
 
 /// Each paper's conversion (`texts`, by paper) that is worth keeping for the next
-/// build, with its key, made a chunk of papers at a time, for [`KeptFile::write`].
+/// build, with its key, made a chunk of papers at a time, for [`KeptFile::write_to`].
 pub fn conversions_to_keep<'a>(
     graph: &'a SiteGraph,
     config: &SiteConfig,
@@ -352,7 +352,12 @@ mod tests {
         assert_eq!(keys.len(), 2, "{keys:?}");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("texts.kept");
-        KeptFile::write(&path, "id", conversions_to_keep(&graph, &config, &made)).unwrap();
+        let write = |entries: &mut dyn Iterator<Item = (u64, Vec<u8>)>| {
+            let mut bytes = Vec::new();
+            KeptFile::write_to(&mut bytes, "id", entries).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+        };
+        write(&mut conversions_to_keep(&graph, &config, &made));
         let kept = KeptFile::open(&path, "id").unwrap();
         assert_eq!(kept.keys().collect::<Vec<_>>(), keys);
         // Found again, they are what conversion made, warnings included.
@@ -376,7 +381,7 @@ mod tests {
             conversion_key(macros_key, paper),
             postcard::to_allocvec(&crafted).unwrap(),
         );
-        KeptFile::write(&path, "id", [entry]).unwrap();
+        write(&mut [entry].into_iter());
         let kept = KeptFile::open(&path, "id").unwrap();
         let (found, _) = convert_texts(&graph, &config, &no_memo, Some(&kept));
         let crafted_shown = shown(&found).into_iter().find(|t| t.1 == "kept").unwrap();
