@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{listed_authors, snippet, OutputBuilder, Reads};
+use super::{listed_authors, snippet, OutputBuilder, Reads, Shared};
 use crate::config::{FeedSummary, FEED_SNIPPET_CHARS};
 use crate::graph::PaperId;
 use crate::plan::paths::{stable_id, subject_name};
@@ -30,9 +30,9 @@ pub struct FeedContext {
     pub language: String,
     /// Feed-level author (the site).
     pub author: String,
-    /// One entry per paper, newest first (each a [`FeedEntry`], shared by every feed
-    /// that lists the paper).
-    pub entries: Vec<FeedEntry>,
+    /// One entry per paper, newest first (each a [`FeedEntry`], made once and shared
+    /// by every feed that lists the paper).
+    pub entries: Vec<Shared>,
 }
 
 /// One paper in a feed.
@@ -53,6 +53,23 @@ pub struct FeedEntry {
     pub summary: Option<String>,
     /// Subjects: code and full name.
     pub categories: Vec<FeedCategory>,
+}
+
+impl FeedEntry {
+    /// About the bytes the entry holds (its text, and a little for each field), as a
+    /// bounded cache counts it.
+    fn bytes(&self) -> usize {
+        let people: usize = self
+            .authors
+            .iter()
+            .map(|a| a.name.len() + a.uri.len() + 64)
+            .sum();
+        let categories: usize = (self.categories.iter())
+            .map(|c| c.term.len() + c.label.len() + 64)
+            .sum();
+        let text = self.id.len() + self.title.len() + self.url.len() + self.updated.len();
+        text + self.summary.as_ref().map_or(0, String::len) + people + categories + 256
+    }
 }
 
 /// An author in a feed.
@@ -133,7 +150,7 @@ impl OutputBuilder<'_> {
         let entries = papers
             .iter()
             .take(v.config().feed_entries())
-            .map(|&p| self.feed_entry(p))
+            .map(|&p| self.shared_feed_entry(p))
             .collect();
         FeedContext {
             id: stable_id(v.config(), &feed_path),
@@ -148,7 +165,17 @@ impl OutputBuilder<'_> {
         }
     }
 
-    /// Paper `p`'s entry, the same in every feed.
+    /// Paper `p`'s entry, the same in every feed: made once while the build's fragments
+    /// hold it.
+    fn shared_feed_entry(&self, p: PaperId) -> Shared {
+        self.fragments.feed_entries.get_or_make(p as u64, || {
+            let entry = self.feed_entry(p);
+            let bytes = entry.bytes();
+            (Shared::new(&entry), bytes)
+        })
+    }
+
+    /// Paper `p`'s entry.
     fn feed_entry(&self, p: PaperId) -> FeedEntry {
         let v = &self.v;
         let card = v.paper(p);

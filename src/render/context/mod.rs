@@ -77,18 +77,30 @@ impl RenderMemo {
 
 /// Pieces many outputs of one build show, made on first use and shared while a bounded
 /// cache holds them: each paper's citation without abstract, which its page (four
-/// times) and the publication lists of all its authors (three formats each) show. It is
-/// a pure function of the paper's entities, so sharing it changes nothing. Kept for
-/// every paper, citations took a tenth of a large build's memory. (List items, short
+/// times) and the publication lists of all its authors (three formats each) show, and
+/// its feed entry, which the feeds of all its authors and subjects list. Each is a pure
+/// function of the paper's entities, so sharing it changes nothing. Kept for every
+/// paper, citations took a tenth of a large build's memory. (List items, short
 /// references and author links are converted for each page: the HTML of list items is
 /// kept by `render_cached`.)
 struct Fragments {
     brief_citations: BoundedCache<std::sync::Arc<exports::BriefCitation>>,
+    feed_entries: BoundedCache<Shared>,
 }
 
 impl Fragments {
     /// The most bytes of citations held at once: those of tens of thousands of papers.
     const MAX_CITATION_BYTES: usize = 32 << 20;
+    /// The most bytes of feed entries held at once (as [`feeds::FeedEntry::bytes`]
+    /// counts them): those of tens of thousands of papers.
+    const MAX_FEED_ENTRY_BYTES: usize = 16 << 20;
+
+    fn new() -> Fragments {
+        Fragments {
+            brief_citations: BoundedCache::new(Fragments::MAX_CITATION_BYTES),
+            feed_entries: BoundedCache::new(Fragments::MAX_FEED_ENTRY_BYTES),
+        }
+    }
 }
 
 /// Makes the outputs of one build from its index: declares what each reads, makes its
@@ -107,9 +119,7 @@ impl<'a> OutputMaker<'a> {
     pub fn new(ix: &'a SiteIndex<'a>, memo: &'a RenderMemo) -> OutputMaker<'a> {
         OutputMaker {
             ix,
-            fragments: Fragments {
-                brief_citations: BoundedCache::new(Fragments::MAX_CITATION_BYTES),
-            },
+            fragments: Fragments::new(),
             memo,
             entities: OnceLock::new(),
             search: OnceLock::new(),
