@@ -54,6 +54,9 @@ enum Repr {
         file: Arc<StoreFile>,
         offset: u64,
         len: u32,
+        /// [`crate::tex::has_tex`] of the text, found when it was stored, so that a
+        /// text without TeX need not be read back to be converted.
+        tex: bool,
     },
 }
 
@@ -115,6 +118,7 @@ impl TextStore {
                     file: Arc::clone(store),
                     offset,
                     len,
+                    tex: crate::tex::has_tex(text),
                 },
                 hash: crate::hash::content_hash(text.as_bytes()),
             },
@@ -147,11 +151,12 @@ impl TextStore {
         if write_all_at(&store.file, &bytes, offset).is_err() {
             return;
         }
-        for (text, _, len) in held {
+        for (text, content, len) in held {
             text.repr = Repr::Stored {
                 file: Arc::clone(store),
                 offset,
                 len,
+                tex: crate::tex::has_tex(&content),
             };
             offset += u64::from(len);
         }
@@ -214,7 +219,9 @@ impl Text {
     pub fn load(&self) -> Arc<str> {
         match &self.repr {
             Repr::Held(text) => Arc::clone(text),
-            Repr::Stored { file, offset, len } => match file.read(*offset, *len) {
+            Repr::Stored {
+                file, offset, len, ..
+            } => match file.read(*offset, *len) {
                 Ok(text) => text,
                 Err(message) => {
                     let mut failure = file.failure.lock().unwrap_or_else(|e| e.into_inner());
@@ -242,6 +249,15 @@ impl Text {
     /// reading it.
     pub fn content_hash(&self) -> u64 {
         self.hash
+    }
+
+    /// Whether the text has anything TeX conversion reads ([`crate::tex::has_tex`]);
+    /// a stored text answers without being read back.
+    pub fn has_tex(&self) -> bool {
+        match &self.repr {
+            Repr::Held(text) => crate::tex::has_tex(text),
+            Repr::Stored { tex, .. } => *tex,
+        }
     }
 
     /// Whether two texts are the same stored or held text (not only equal).
@@ -417,6 +433,42 @@ mod tests {
     }
 
     #[test]
+    fn a_stored_text_knows_whether_it_has_tex_without_being_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = TextStore::in_dir(dir.path());
+        for (content, tex) in [
+            ("Plain words, 'quoted' & <tagged>.", false),
+            ("Math: $x$.", true),
+            (r"A \emph{word}.", true),
+            ("A dash -- here.", true),
+            ("", false),
+        ] {
+            let mut kept = [Text::from(content)];
+            store.keep_all(kept.iter_mut());
+            for text in [&Text::from(content), &store.put(content), &kept[0]] {
+                assert_eq!(text.has_tex(), tex, "{content:?}");
+            }
+        }
+        // Answered from what was found when storing: a text whose bytes cannot be read
+        // back still answers.
+        let text = store.put("$y$");
+        let Repr::Stored { file, .. } = &text.repr else {
+            panic!("stored");
+        };
+        let unreadable = Text {
+            repr: Repr::Stored {
+                file: Arc::clone(file),
+                offset: 1 << 40,
+                len: 3,
+                tex: true,
+            },
+            hash: text.content_hash(),
+        };
+        assert!(unreadable.has_tex());
+        assert_eq!(&*unreadable.load(), "");
+    }
+
+    #[test]
     fn a_text_knows_the_hash_of_its_content_wherever_it_is_kept() {
         let dir = tempfile::tempdir().unwrap();
         let store = TextStore::in_dir(dir.path());
@@ -478,6 +530,7 @@ mod tests {
                 file: Arc::clone(file),
                 offset: *offset + 6,
                 len: 12,
+                tex: false,
             },
             hash: text.content_hash(),
         };

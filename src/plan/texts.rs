@@ -13,7 +13,7 @@ use crate::graph::{Paper, SiteGraph};
 use crate::hash;
 use crate::kept_file::KeptFile;
 use crate::reuse::Reuse;
-use crate::tex::{render_tex_with, Definitions, TexRendering};
+use crate::tex::{has_tex, push_escaped, render_tex_with, Definitions, TexRendering};
 use crate::text_store::{Text, TextStore};
 
 /// A paper's title and abstract after TeX conversion, as every output but the paper's
@@ -156,6 +156,9 @@ pub fn convert_texts(
         .par_iter()
         .map(|paper| {
             let abstract_text = paper.abstract_text.as_ref();
+            if !has_tex(&paper.title) && !abstract_text.is_some_and(Text::has_tex) {
+                return (Arc::new(unconverted(paper)), Vec::new());
+            }
             let key = conversion_key(macros_key, paper);
             let text = memo.get_or(
                 || key,
@@ -177,6 +180,19 @@ pub fn convert_texts(
         diagnostics.append(&mut diags);
     }
     (texts, diagnostics)
+}
+
+/// What conversion makes of a paper without TeX ([`has_tex`]): its title escaped for
+/// HTML and its own texts, found without reading the abstract.
+fn unconverted(paper: &Paper) -> PaperText {
+    let mut title_html = String::with_capacity(paper.title.len());
+    push_escaped(&mut title_html, &paper.title);
+    PaperText {
+        title_html,
+        title_text: paper.title.clone(),
+        abstract_text: paper.abstract_text.clone(),
+        warnings: Vec::new(),
+    }
 }
 
 /// A warning for each fragment of `paper` that `text` could not convert, at the record
@@ -387,6 +403,92 @@ mod tests {
         let crafted_shown = shown(&found).into_iter().find(|t| t.1 == "kept").unwrap();
         assert_eq!(crafted_shown.0, "from the kept file");
         assert_eq!(crafted_shown.2.as_deref(), Some("kept abstract"));
+    }
+
+    #[test]
+    fn a_paper_without_tex_is_what_conversion_would_make_of_it() {
+        let plain = [
+            ("Plain words", "Nothing to convert here."),
+            (
+                "<script>Quotes' & \"tags\"</script>",
+                "A < b & c > d, 'single' - dash.",
+            ),
+            (
+                "Paragraphs",
+                "One.\n\n\nTwo, after three newlines.\n\nThree.",
+            ),
+            ("Empty abstract", ""),
+            ("Ünïcödé títle", "Ærøskøbing — already a dash, “quoted”."),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for store in [TextStore::default(), TextStore::in_dir(dir.path())] {
+            for (title, source) in plain {
+                let kept = store.put(source);
+                assert!(!has_tex(title) && !kept.has_tex(), "{title:?}");
+                let loaded = kept.load();
+                let converted = convert_text(
+                    title,
+                    (Some(&kept), Some(&loaded)),
+                    &Definitions::new(),
+                    &store,
+                );
+                let mut paper = crate::graph::link(&[record_file("a.txt", &[(title, source)])])
+                    .papers
+                    .remove(0);
+                paper.abstract_text = Some(kept.clone());
+                let quick = unconverted(&paper);
+                assert_eq!(quick.title_html, converted.title_html, "{title:?}");
+                assert_eq!(quick.title_text, converted.title_text);
+                assert!(quick.abstract_text.unwrap().same_as(&kept), "{source:?}");
+                assert!(
+                    converted.abstract_text.unwrap().same_as(&kept),
+                    "{source:?}"
+                );
+                assert!(converted.warnings.is_empty() && quick.warnings.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn only_papers_with_tex_are_converted() {
+        let graph = crate::graph::link(&[record_file(
+            "content/records/a.txt",
+            &[
+                ("Plain words", "Nothing to convert here."),
+                ("Plain title", r"But $x^2$ in the abstract."),
+                (r"A $\beta$ title", "And a plain abstract."),
+            ],
+        )]);
+        let config = SiteConfig::default();
+        let mut memo = Reuse::default();
+        memo.enable();
+        let (texts, _) = convert_texts(&graph, &config, &memo, None);
+        assert_eq!(shown(&texts).len(), 3);
+        let by_title = |t: &str| {
+            let i = graph.papers.iter().position(|p| p.title == t).unwrap();
+            (&graph.papers[i], &texts[i])
+        };
+        let (paper, plain) = by_title("Plain words");
+        assert!(plain
+            .abstract_text
+            .as_ref()
+            .unwrap()
+            .same_as(paper.abstract_text.as_ref().unwrap()));
+        assert_eq!(
+            by_title("Plain title")
+                .1
+                .abstract_text
+                .as_ref()
+                .unwrap()
+                .load()
+                .as_ref(),
+            "But x^2 in the abstract."
+        );
+        assert_eq!(by_title(r"A $\beta$ title").1.title_text, "A β title");
+        // The two with TeX went through the memo (and would be reused); the plain one
+        // did not need to.
+        memo.finish_build();
+        assert_eq!(memo.len(), 2);
     }
 
     #[test]

@@ -216,8 +216,9 @@ pub fn render_tex_with(input: &str, definitions: &mut Definitions) -> TexRenderi
     rendering
 }
 
-/// Whether `input` contains anything the converter would change beyond escaping.
-fn has_tex(input: &str) -> bool {
+/// Whether `input` contains anything the converter would change beyond escaping: text
+/// without it converts to itself (escaped, for HTML).
+pub fn has_tex(input: &str) -> bool {
     let bytes = input.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
