@@ -37,7 +37,7 @@ use crate::records::TextPool;
 use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
-use previous::{updated_outputs, KeptOutputs, PreviousBuild};
+use previous::{updated_outputs, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
 
 /// What to build and how.
@@ -158,7 +158,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         ));
     }
     memo.ran_pipeline = true;
-    let intact_check = previous.check_outputs(&output);
+    let output_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
 
     let graph = link(&mut input, memo, &mut gathered);
@@ -188,7 +188,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let writer = open_writer(options, &output, &gathered)?;
     let kept = KeptOutputs {
         cache: previous.cache.as_deref(),
-        intact: intact_check.map(|check| check.join().unwrap_or_default()),
+        files: OutputCheck::finish(output_check),
     };
     let rendering = Rendering {
         renderer: &renderer,

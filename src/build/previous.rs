@@ -95,13 +95,43 @@ impl PreviousBuild {
             .filter(|cache| cache.inputs == self.inputs_hash && outputs_intact(output, cache))
     }
 
-    /// Starts finding which outputs are still as the last build left them, on another
-    /// thread (it runs while the sources are linked and planned). `None` when there is
-    /// nothing to check: no cache, or one this process saved itself.
+    /// Starts finding which outputs are no longer as the last build left them, on
+    /// another thread (it runs while the sources are linked and planned). `None` when
+    /// there is nothing to check: no cache, or one this process saved itself.
     pub fn check_outputs(&self, output: &Path) -> Option<JoinHandle<HashSet<String>>> {
         let cache = self.cache.as_ref().filter(|_| !self.trusted)?;
         let (cache, output) = (Arc::clone(cache), output.to_path_buf());
-        Some(std::thread::spawn(move || intact_outputs(&output, &cache)))
+        Some(std::thread::spawn(move || damaged_outputs(&output, &cache)))
+    }
+}
+
+/// What a build knows of the output files the last build's cache lists.
+pub(super) enum OutputCheck {
+    /// They are as that build left them: this process saved the cache itself.
+    Trusted,
+    /// Looked at: these are no longer as that build left them (changed or gone).
+    Damaged(HashSet<String>),
+    /// Not known (looking failed): none is kept.
+    Unknown,
+}
+
+impl OutputCheck {
+    /// What the check started by [`PreviousBuild::check_outputs`] found.
+    pub fn finish(check: Option<JoinHandle<HashSet<String>>>) -> OutputCheck {
+        match check.map(JoinHandle::join) {
+            None => OutputCheck::Trusted,
+            Some(Ok(damaged)) => OutputCheck::Damaged(damaged),
+            Some(Err(_)) => OutputCheck::Unknown,
+        }
+    }
+
+    /// Whether the file of `path`, which the cache lists, is as the last build left it.
+    fn intact(&self, path: &str) -> bool {
+        match self {
+            OutputCheck::Trusted => true,
+            OutputCheck::Damaged(damaged) => !damaged.contains(path),
+            OutputCheck::Unknown => false,
+        }
     }
 }
 
@@ -110,8 +140,8 @@ impl PreviousBuild {
 pub(super) struct KeptOutputs<'b> {
     /// The last build's cache (none: everything is rendered).
     pub cache: Option<&'b BuildCache>,
-    /// The outputs found intact on disk; `None` when the cache is trusted as it is.
-    pub intact: Option<HashSet<String>>,
+    /// What is known of the files the cache lists.
+    pub files: OutputCheck,
 }
 
 impl KeptOutputs<'_> {
@@ -134,10 +164,7 @@ impl KeptOutputs<'_> {
                     .outputs
                     .get(&o.path)
                     .is_some_and(|state| state.fingerprint == *fingerprint)
-                    && self
-                        .intact
-                        .as_ref()
-                        .is_none_or(|set| set.contains(o.path.as_str()))
+                    && self.files.intact(&o.path)
             })
             .collect();
         let kept_paths = outputs.par_iter().zip(&kept).filter(|(_, k)| **k);
@@ -215,15 +242,16 @@ pub(super) fn updated_outputs(
     }
 }
 
-/// The outputs the cache lists whose file is still as the last build left it.
-fn intact_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
+/// The outputs the cache lists whose file is no longer as the last build left it: few
+/// or none, where the intact ones are all of a large site's million files.
+fn damaged_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
     let root = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
     let check = || {
         cache
             .outputs
             .par_iter()
             .filter(|(path, state)| {
-                FileState::of(&root.join(path)).is_some_and(|actual| state.file.admits(&actual))
+                !FileState::of(&root.join(path)).is_some_and(|actual| state.file.admits(&actual))
             })
             .map(|(path, _)| path.clone())
             .collect()
@@ -256,6 +284,21 @@ fn outputs_intact(output: &Path, cache: &BuildCache) -> bool {
 mod tests {
     use super::*;
     use crate::plan::OutputKind;
+
+    #[test]
+    fn only_the_outputs_found_damaged_are_not_intact_and_a_failed_check_keeps_none() {
+        let trusted = OutputCheck::finish(None);
+        assert!(matches!(trusted, OutputCheck::Trusted));
+        assert!(trusted.intact("index.html"));
+        let damaged = std::thread::spawn(|| HashSet::from(["gone.html".to_string()]));
+        let checked = OutputCheck::finish(Some(damaged));
+        assert!(checked.intact("index.html"));
+        assert!(!checked.intact("gone.html"));
+        let failed = std::thread::spawn(|| -> HashSet<String> { panic!("the check failed") });
+        let unknown = OutputCheck::finish(Some(failed));
+        assert!(matches!(unknown, OutputCheck::Unknown));
+        assert!(!unknown.intact("index.html"));
+    }
 
     fn state(size: u64) -> FileState {
         FileState {
