@@ -107,7 +107,8 @@ impl PreviousBuild {
 
 /// What a build knows of the output files the last build's cache lists.
 pub(super) enum OutputCheck {
-    /// They are as that build left them: this process saved the cache itself.
+    /// Not looked at: there is no cache to keep outputs by, or this process saved it
+    /// itself (and so knows the files are as it left them).
     Trusted,
     /// Looked at: these are no longer as that build left them (changed or gone).
     Damaged(HashSet<String>),

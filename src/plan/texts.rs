@@ -13,7 +13,7 @@ use crate::graph::{Paper, SiteGraph};
 use crate::hash;
 use crate::kept_file::KeptFile;
 use crate::reuse::Reuse;
-use crate::tex::{has_tex, push_escaped, render_tex_with, Definitions, TexRendering};
+use crate::tex::{has_tex, render_plain, render_tex_with, Definitions, TexRendering};
 use crate::text_store::{Text, TextStore};
 
 /// A paper's title and abstract after TeX conversion, as every output but the paper's
@@ -185,11 +185,10 @@ pub fn convert_texts(
 /// What conversion makes of a paper without TeX ([`has_tex`]): its title escaped for
 /// HTML and its own texts, found without reading the abstract.
 fn unconverted(paper: &Paper) -> PaperText {
-    let mut title_html = String::with_capacity(paper.title.len());
-    push_escaped(&mut title_html, &paper.title);
+    let title = render_plain(&paper.title);
     PaperText {
-        title_html,
-        title_text: paper.title.clone(),
+        title_html: title.html,
+        title_text: title.text,
         abstract_text: paper.abstract_text.clone(),
         warnings: Vec::new(),
     }
@@ -221,11 +220,16 @@ fn tex_diagnostics(paper: &Paper, text: &PaperText) -> Vec<Diagnostic> {
 /// Whether conversion changed anything of `paper` (as `text`): only such conversions
 /// are worth keeping for the next build, the others cost little to make again.
 fn worth_keeping(paper: &Paper, text: &PaperText) -> bool {
-    let abstract_changed = match (&text.abstract_text, &paper.abstract_text) {
-        (Some(converted), Some(source)) => !converted.same_as(source),
-        (converted, source) => converted.is_some() != source.is_some(),
-    };
+    let abstract_changed = converted_abstract(paper, text).is_some()
+        || text.abstract_text.is_none() != paper.abstract_text.is_none();
     abstract_changed || text.title_text != paper.title || !text.warnings.is_empty()
+}
+
+/// The abstract conversion made of `paper`'s (as `text`), if it is not the paper's own.
+fn converted_abstract<'t>(paper: &Paper, text: &'t PaperText) -> Option<&'t Text> {
+    let converted = text.abstract_text.as_ref()?;
+    let own = paper.abstract_text.as_ref();
+    (!own.is_some_and(|source| converted.same_as(source))).then_some(converted)
 }
 
 /// Papers converted a chunk at a time when kept, so that what is written is not all
@@ -268,11 +272,7 @@ pub fn conversions_to_keep<'a>(
                     let kept = KeptConversion {
                         title_html: text.title_html.clone(),
                         title_text: text.title_text.clone(),
-                        abstract_text: (text.abstract_text.as_ref())
-                            .filter(|converted| {
-                                !(paper.abstract_text.as_ref())
-                                    .is_some_and(|s| converted.same_as(s))
-                            })
+                        abstract_text: converted_abstract(paper, text)
                             .map(|converted| converted.load().to_string()),
                         warnings: text.warnings.clone(),
                     };

@@ -203,17 +203,23 @@ pub fn render_tex(input: &str) -> TexRendering {
 #[must_use]
 pub fn render_tex_with(input: &str, definitions: &mut Definitions) -> TexRendering {
     if !has_tex(input) {
-        let mut html = String::with_capacity(input.len() + input.len() / 16);
-        push_escaped(&mut html, input);
-        return TexRendering {
-            html,
-            text: input.to_owned(),
-            warnings: Vec::new(),
-        };
+        return render_plain(input);
     }
     let (rendering, _, defined) = Converter::new(input, std::mem::take(definitions)).run();
     *definitions = defined;
     rendering
+}
+
+/// What conversion makes of `input` when it has no TeX ([`has_tex`]): the text
+/// escaped for HTML, and itself.
+pub fn render_plain(input: &str) -> TexRendering {
+    let mut html = String::with_capacity(input.len() + input.len() / 16);
+    push_escaped(&mut html, input);
+    TexRendering {
+        html,
+        text: input.to_owned(),
+        warnings: Vec::new(),
+    }
 }
 
 /// Whether `input` contains anything the converter would change beyond escaping: text
