@@ -224,18 +224,42 @@ pub fn render_plain(input: &str) -> TexRendering {
 
 /// Whether `input` contains anything the converter would change beyond escaping: text
 /// without it converts to itself (escaped, for HTML).
+///
+/// Asked of every title and abstract in every build, so it looks at 32 bytes at a time
+/// with comparisons the compiler turns into vector instructions, and looks closely only
+/// at a block that has one of the bytes TeX starts with (`-` and `'` count only doubled).
 pub fn has_tex(input: &str) -> bool {
+    const BLOCK: usize = 32;
     let bytes = input.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'$' | b'\\' | b'{' | b'}' | b'~' | b'`' => return true,
-            b'-' | b'\'' if bytes.get(i + 1) == Some(&bytes[i]) => return true,
-            _ => {}
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    for (n, block) in blocks.by_ref().enumerate() {
+        // A byte, not a `bool`: the compiler vectorizes `|=` of bytes, not of `bool`s.
+        let mut may_start = 0u8;
+        for &b in <&[u8; BLOCK]>::try_from(block).unwrap_or(&[0; BLOCK]) {
+            may_start |= ((b == b'$')
+                | (b == b'\\')
+                | (b == b'{')
+                | (b == b'}')
+                | (b == b'~')
+                | (b == b'`')
+                | (b == b'-')
+                | (b == b'\'')) as u8;
         }
-        i += 1;
+        if may_start != 0 && (n * BLOCK..(n + 1) * BLOCK).any(|i| starts_tex(bytes, i)) {
+            return true;
+        }
     }
-    false
+    let rest = bytes.len() - blocks.remainder().len();
+    (rest..bytes.len()).any(|i| starts_tex(bytes, i))
+}
+
+/// Whether TeX starts at byte `i` of `bytes` (see [`has_tex`]).
+fn starts_tex(bytes: &[u8], i: usize) -> bool {
+    match bytes[i] {
+        b'$' | b'\\' | b'{' | b'}' | b'~' | b'`' => true,
+        b'-' | b'\'' => bytes.get(i + 1) == Some(&bytes[i]),
+        _ => false,
+    }
 }
 
 /// Appends `s` to `out` with the five HTML-significant characters escaped.
@@ -2657,6 +2681,30 @@ mod tests {
         }
         for s in ["", "a-b", "it's", "<&>\"", "é", "a - b"] {
             assert!(!has_tex(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn tex_is_found_wherever_it_is_in_a_long_text() {
+        // The scan looks at blocks of 32 bytes: TeX at either end of a block, a doubled
+        // `-` or `'` across two blocks, and a text of single hyphens in every block.
+        let plain = "a-b it's ".repeat(20);
+        assert!(!has_tex(&plain));
+        for at in [0, 1, 30, 31, 32, 33, 63, 64, plain.len() - 1, plain.len()] {
+            for tex in ["$", "\\", "{", "}", "~", "`"] {
+                let text = format!("{}{tex}{}", &plain[..at], &plain[at..]);
+                assert!(has_tex(&text), "{tex} at {at}");
+            }
+        }
+        for pair in ["--", "''"] {
+            for at in 28..36 {
+                let text = format!("{}{pair}{}", &"x".repeat(at), &plain);
+                assert!(has_tex(&text), "{pair} at {at}");
+                assert!(
+                    !has_tex(&text.replacen(pair, &pair[..1], 1)),
+                    "{pair} at {at}"
+                );
+            }
         }
     }
 
