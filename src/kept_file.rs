@@ -84,36 +84,68 @@ impl KeptFile {
     }
 
     /// Writes `entries` (a key and its blob each; a key given twice is kept once) to
-    /// `out` as a kept file of `identity`. Written to a file beside the one it replaces
-    /// and renamed over it (`output::write_atomically_with`), a reader sees the old
-    /// file or the new one, whole.
+    /// `out` as a kept file of `identity` (a [`KeptWriter`] given them all at once).
+    /// Written to a file beside the one it replaces and renamed over it
+    /// (`output::write_atomically_with`), a reader sees the old file or the new one, whole.
     pub fn write_to(
         out: &mut dyn Write,
         identity: &str,
         entries: impl IntoIterator<Item = (u64, Vec<u8>)>,
     ) -> io::Result<()> {
+        let mut writer = KeptWriter::new(out, identity)?;
+        for (key, blob) in entries {
+            writer.add(key, &blob)?;
+        }
+        writer.finish().map(drop)
+    }
+}
+
+/// A kept file written a blob at a time, as the work it keeps is done: only the index
+/// (28 bytes a blob) is held until [`KeptWriter::finish`] writes it.
+pub struct KeptWriter<W: Write> {
+    out: W,
+    /// Where the next blob goes.
+    at: u64,
+    index: Vec<Entry>,
+}
+
+impl<W: Write> KeptWriter<W> {
+    /// Starts a kept file of `identity` in `out`.
+    pub fn new(mut out: W, identity: &str) -> io::Result<KeptWriter<W>> {
         out.write_all(MAGIC)?;
         let identity_len = u32::try_from(identity.len()).map_err(io::Error::other)?;
         out.write_all(&identity_len.to_le_bytes())?;
         out.write_all(identity.as_bytes())?;
-        let mut at = 12 + u64::from(identity_len);
-        let mut index = Vec::new();
-        for (key, blob) in entries {
-            let len = u32::try_from(blob.len()).map_err(io::Error::other)?;
-            out.write_all(&blob)?;
-            index.push((key, at, len, content_hash(&blob)));
-            at += u64::from(len);
-        }
+        Ok(KeptWriter {
+            out,
+            at: 12 + u64::from(identity_len),
+            index: Vec::new(),
+        })
+    }
+
+    /// Adds `blob` under `key` (a key added twice keeps its first blob).
+    pub fn add(&mut self, key: u64, blob: &[u8]) -> io::Result<()> {
+        let len = u32::try_from(blob.len()).map_err(io::Error::other)?;
+        self.out.write_all(blob)?;
+        self.index.push((key, self.at, len, content_hash(blob)));
+        self.at += u64::from(len);
+        Ok(())
+    }
+
+    /// Writes the index and the file's end, and gives back the output.
+    pub fn finish(mut self) -> io::Result<W> {
+        let mut index = std::mem::take(&mut self.index);
         index.sort_by_key(|e| e.0);
         index.dedup_by_key(|e| e.0);
         for &(key, offset, len, hash) in &index {
-            out.write_all(&key.to_le_bytes())?;
-            out.write_all(&offset.to_le_bytes())?;
-            out.write_all(&len.to_le_bytes())?;
-            out.write_all(&hash.to_le_bytes())?;
+            self.out.write_all(&key.to_le_bytes())?;
+            self.out.write_all(&offset.to_le_bytes())?;
+            self.out.write_all(&len.to_le_bytes())?;
+            self.out.write_all(&hash.to_le_bytes())?;
         }
-        out.write_all(&at.to_le_bytes())?;
-        out.write_all(&(index.len() as u64).to_le_bytes())
+        self.out.write_all(&self.at.to_le_bytes())?;
+        self.out.write_all(&(index.len() as u64).to_le_bytes())?;
+        Ok(self.out)
     }
 }
 

@@ -651,42 +651,79 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), OutputError> 
 }
 
 /// Lets `write` write a temporary file beside `target` (buffered), then renames it over
-/// `target`: readers see the old file or the whole new one, never a part, and a file
-/// made in pieces need not be held in memory first. A temporary file that cannot be
-/// finished is removed. (The temporary file is `tempfile`'s, which makes it with a
-/// unique name and removes it when dropped unless persisted; its name starts with `.`
-/// and ends in `.profilegen-tmp`, so nothing reads it as part of a site.)
+/// `target` (an [`AtomicFile`] written at once).
 pub fn write_atomically_with(
     target: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), OutputError> {
-    let dir = target
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let prefix = format!(".{name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".profilegen-tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o644));
+    let mut file = AtomicFile::create(target)?;
+    write(&mut file).map_err(io_err("write", target))?;
+    file.commit()
+}
+
+/// A file written beside `target` (buffered) that replaces `target` when committed:
+/// readers see the old file or the whole new one, never a part, and a file made in
+/// pieces, over a whole build, need not be held in memory first. Dropped uncommitted,
+/// or if it cannot be finished, it is removed. (The temporary file is `tempfile`'s,
+/// which makes it with a unique name and removes it when dropped unless persisted; its
+/// name starts with `.` and ends in `.profilegen-tmp`, so nothing reads it as part of a
+/// site.)
+pub struct AtomicFile {
+    target: PathBuf,
+    temp: io::BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    /// Starts the file that will replace `target`, in `target`'s folder.
+    pub fn create(target: &Path) -> Result<AtomicFile, OutputError> {
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".profilegen-tmp");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(fs::Permissions::from_mode(0o644));
+        }
+        let temp = builder
+            .tempfile_in(dir)
+            .map_err(io_err("create a temporary file in", dir))?;
+        Ok(AtomicFile {
+            target: target.to_path_buf(),
+            temp: io::BufWriter::with_capacity(1 << 16, temp),
+        })
     }
-    let mut temp = builder
-        .tempfile_in(dir)
-        .map_err(io_err("create a temporary file in", dir))?;
-    let mut buffered = io::BufWriter::with_capacity(1 << 16, temp.as_file_mut());
-    write(&mut buffered)
-        .and_then(|()| buffered.flush())
-        .map_err(io_err("write", target))?;
-    drop(buffered);
-    temp.persist(target)
-        .map_err(|err| io_err("replace", target)(err.error))?;
-    Ok(())
+
+    /// Finishes the file and renames it over its target.
+    pub fn commit(self) -> Result<(), OutputError> {
+        let target = self.target;
+        let temp =
+            (self.temp.into_inner()).map_err(|e| io_err("write", &target)(e.into_error()))?;
+        temp.persist(&target)
+            .map_err(|err| io_err("replace", &target)(err.error))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.temp.write(bytes)
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.temp.write_all(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.temp.flush()
+    }
 }
 
 #[cfg(test)]
