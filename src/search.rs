@@ -20,7 +20,9 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::io::Write;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -28,6 +30,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::hash::ByHash;
+use crate::kept_file::{KeptFile, KeptWriter};
 use crate::plan::paths::{subject_name, Linker};
 use crate::plan::SiteIndex;
 use crate::reuse::Reuse;
@@ -82,6 +85,45 @@ pub struct SearchIndex {
     /// files are made from the site's index when asked for, a chunk of
     /// [`IDS_PER_CHUNK`] ids at a time, rather than held.
     by_id: Vec<(u32, u32)>,
+}
+
+/// Documents' numbered terms, kept on disk by one one-off build for the next, as a
+/// long-running process keeps them in its memo: a document whose fields are the same
+/// (by the memo's key) takes its terms from there instead of reading and splitting its
+/// texts again. The file ([`KeptFile`]) has a blob for each document, its terms' numbers
+/// and weights (four bytes a term, as [`Numbered`]), and one, under
+/// [`term_table_key`], with the term of each number ([`TermNumbers::table`]).
+#[derive(Default)]
+pub struct KeptTerms<'k> {
+    /// The file an earlier build kept, if there is one this build may read.
+    pub earlier: Option<&'k KeptFile>,
+    /// Where to write this build's file, and the identity to write in it. It is
+    /// written as the postings are placed.
+    pub keep: Option<(&'k mut dyn Write, &'k str)>,
+    /// Set by [`SearchIndex::build`]: whether `keep` got a whole file worth keeping: not
+    /// if writing failed, nor once the term table holds more terms no document uses than
+    /// terms in use (the next build then starts a table anew, as
+    /// [`SearchMemo::finish_build`] renumbers).
+    pub written: bool,
+}
+
+/// The key of the term table's blob in a kept file of documents' terms.
+fn term_table_key() -> u64 {
+    crate::hash::key("search index term table", &1u32)
+}
+
+/// The terms a kept blob gives a document: `None` if it is not a whole number of terms,
+/// or names a term the table (of `terms` terms) does not have.
+fn kept_terms_of(blob: &[u8], terms: usize) -> Option<NumberedTerms> {
+    let words = blob.chunks_exact(4);
+    if !words.remainder().is_empty() {
+        return None;
+    }
+    let numbered =
+        words.map(|word| Numbered(u32::from_le_bytes([word[0], word[1], word[2], word[3]])));
+    numbered
+        .map(|term| ((term.number() as usize) < terms && term.0 & 3 != 0).then_some(term))
+        .collect()
 }
 
 /// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
@@ -404,34 +446,53 @@ fn place_in_slots<'s>(
 
 impl SearchIndex {
     /// Builds the index of `ix`, reusing the terms of documents whose fields are the
-    /// same as in the previous build (`memo`).
-    pub fn build(ix: &SiteIndex, memo: &SearchMemo) -> SearchIndex {
+    /// same as in the previous build (`memo`), or, in a one-off build, as in the one
+    /// that kept its terms (`kept`).
+    pub fn build(ix: &SiteIndex, memo: &SearchMemo, kept: &mut KeptTerms) -> SearchIndex {
         let graph = ix.graph;
         let authors = graph.authors.len();
+        let doc_count = authors + graph.papers.len();
         // Each document's terms, in parallel, numbered as soon as they are found (so that
         // only four bytes a term are kept); the previous build's where the fields are
-        // the same.
+        // the same, or the kept file's.
         let terms_memo = &memo.search_terms;
         let numbers = &memo.term_numbers;
-        let terms_of = |fields: &[(&str, u32)]| {
-            terms_memo.get_or(
-                || crate::hash::key("search terms", &fields),
-                || number_terms(&weighted(fields), numbers),
-            )
+        let KeptTerms {
+            earlier,
+            keep,
+            written,
+        } = kept;
+        let earlier = (!terms_memo.is_enabled())
+            .then_some(*earlier)
+            .flatten()
+            .and_then(|file| Some((file, load_term_table(file, numbers)?)));
+        let keys: Option<Vec<AtomicU64>> =
+            (keep.is_some()).then(|| (0..doc_count).map(|_| AtomicU64::new(0)).collect());
+        let terms_of = |doc: usize, key: u64, make: &dyn Fn() -> NumberedTerms| {
+            if let Some(keys) = &keys {
+                keys[doc].store(key, Ordering::Relaxed);
+            }
+            let found = earlier.and_then(|(file, terms)| kept_terms_of(&file.get(key)?, terms));
+            match found {
+                Some(terms) => Arc::new(terms),
+                None => terms_memo.get_or(|| key, make),
+            }
         };
-        let author_terms = |id: usize| terms_of(&[(&ix.profiles[id].name, WEIGHT_TITLE)]);
+        let author_terms = |id: usize| {
+            let fields = [(ix.profiles[id].name.as_str(), WEIGHT_TITLE)];
+            let key = crate::hash::key("search terms", &fields);
+            terms_of(id, key, &|| number_terms(&weighted(&fields), numbers))
+        };
         let paper_terms = |id: usize| {
             let paper = &graph.papers[id];
             let text = &ix.paper_texts[id];
             let names = ix.paper_author_names(id);
             // The key is made of what makes the fields (subjects by their codes, the
             // abstract by its hash), so that a paper found as it was is not read again.
-            let key = || {
-                let abstract_hash = text.abstract_text.as_ref().map(Text::content_hash);
-                let parts = (&text.title_text, &paper.subjects, &names, abstract_hash);
-                crate::hash::key("search terms of a paper", &parts)
-            };
-            terms_memo.get_or(key, || {
+            let abstract_hash = text.abstract_text.as_ref().map(Text::content_hash);
+            let parts = (&text.title_text, &paper.subjects, &names, abstract_hash);
+            let key = crate::hash::key("search terms of a paper", &parts);
+            terms_of(authors + id, key, &|| {
                 let subjects: Vec<String> = paper
                     .subjects
                     .iter()
@@ -462,23 +523,42 @@ impl SearchIndex {
             graph.authors.iter().map(|a| a.slug.as_str()),
             graph.papers.iter().map(|p| p.slug.as_str()),
         );
-        let doc_count = authors + graph.papers.len();
         // A long-running process keeps every document's terms in the memo anyway: they
         // are found once, not once for each pass over the postings (each time hashing
         // every field, abstracts included: half the stage's time in a rebuild).
-        let kept = terms_memo.is_enabled().then(|| doc_terms(0..doc_count));
-        let (mut flat, starts) = match &kept {
+        let all_terms = terms_memo.is_enabled().then(|| doc_terms(0..doc_count));
+        let mut keeping =
+            (keep.as_mut()).map(|(out, identity)| KeptWriter::new(&mut **out, identity));
+        let mut keep_placed = |first: usize, words: &[u32]| {
+            let (Some(Ok(writer)), Some(keys)) = (&mut keeping, &keys) else {
+                return;
+            };
+            for (i, doc) in kept_docs(words).enumerate() {
+                let blob: Vec<u8> = doc.iter().flat_map(|w| w.to_le_bytes()).collect();
+                if let Err(err) = writer.add(keys[first + i].load(Ordering::Relaxed), &blob) {
+                    keeping = Some(Err(err));
+                    return;
+                }
+            }
+        };
+        let (mut flat, starts) = match &all_terms {
             Some(all) => postings(
                 doc_count,
                 |range| all[range].to_vec(),
                 BetweenPasses::AskAgain,
+                None,
             ),
             None => {
                 let scratch = graph.texts.scratch_file();
-                postings(doc_count, doc_terms, BetweenPasses::Keep(scratch))
+                let between = BetweenPasses::Keep(scratch);
+                postings(doc_count, doc_terms, between, Some(&mut keep_placed))
             }
         };
-        drop(kept);
+        drop(all_terms);
+        *written = keeping.is_some_and(|writer| {
+            let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+            finish_kept_terms(writer, &numbers, &starts)
+        });
         flat.par_iter_mut()
             .for_each(|p| *p = p.renumbered(doc_ids[p.number() as usize]));
 
@@ -738,6 +818,35 @@ impl TermNumbers {
         next
     }
 
+    /// Every term, in number order, each its length (u32, little-endian) and bytes: what
+    /// [`TermNumbers::from_table`] numbers the same again.
+    fn table(&self) -> Vec<u8> {
+        let bytes = self.terms.iter().map(|t| 4 + t.len()).sum();
+        let mut table = Vec::with_capacity(bytes);
+        for term in &self.terms {
+            table.extend_from_slice(&(term.len() as u32).to_le_bytes());
+            table.extend_from_slice(term.as_bytes());
+        }
+        table
+    }
+
+    /// The terms of a [`TermNumbers::table`], numbered as they were; `None` if the
+    /// bytes are not such a table (cut short, not UTF-8, or a term twice).
+    fn from_table(mut table: &[u8]) -> Option<TermNumbers> {
+        let mut numbers = TermNumbers::default();
+        while !table.is_empty() {
+            let (len, rest) = table.split_first_chunk::<4>()?;
+            let (term, rest) = rest.split_at_checked(u32::from_le_bytes(*len) as usize)?;
+            let term = std::str::from_utf8(term).ok()?;
+            let next = numbers.terms.len() as u32;
+            if numbers.number(xxhash_rust::xxh3::xxh3_64(term.as_bytes()), term) != next {
+                return None;
+            }
+            table = rest;
+        }
+        Some(numbers)
+    }
+
     /// Keeps only the terms whose number is `true` in `used`, numbered anew in the same
     /// order; for each old number, the new one (`u32::MAX` for a forgotten term).
     fn keep_only(&mut self, used: &[bool]) -> Vec<u32> {
@@ -771,6 +880,36 @@ impl TermNumbers {
         self.hashes = hashes;
         renumbered
     }
+}
+
+/// Makes `numbers` (empty, as in a one-off build) the term table of a kept file, so
+/// that the numbers in its documents' blobs are this build's; returns the number of
+/// terms, or `None` (and leaves `numbers` as it was) if there is no table or it is not
+/// a whole one.
+fn load_term_table(file: &KeptFile, numbers: &std::sync::Mutex<TermNumbers>) -> Option<usize> {
+    let mut numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+    if !numbers.terms.is_empty() {
+        return None;
+    }
+    *numbers = TermNumbers::from_table(&file.get(term_table_key())?)?;
+    Some(numbers.terms.len())
+}
+
+/// Ends a kept file of documents' terms whose blobs `writer` has written: adds the term
+/// table, unless more of its terms are unused than used (those with postings, by
+/// `starts`: see [`postings`]), and writes the index. Whether the file is worth keeping.
+fn finish_kept_terms<W: Write>(
+    writer: std::io::Result<KeptWriter<W>>,
+    numbers: &TermNumbers,
+    starts: &[usize],
+) -> bool {
+    let used = starts.windows(2).filter(|w| w[1] > w[0]).count();
+    let Ok(mut writer) = writer else {
+        return false;
+    };
+    numbers.terms.len() - used <= used
+        && writer.add(term_table_key(), &numbers.table()).is_ok()
+        && writer.finish().is_ok()
 }
 
 /// A document's terms with their numbers (given by `numbers` on first sight).
@@ -808,13 +947,20 @@ enum KeptChunk {
     Lost,
 }
 
+/// The words of a chunk of documents' terms: for each document its number of terms,
+/// then the terms (see [`kept_docs`]).
+fn chunk_words(terms: &[Arc<NumberedTerms>]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(terms.iter().map(|t| t.len() + 1).sum());
+    for doc in terms {
+        words.push(doc.len() as u32);
+        words.extend(doc.iter().map(|term| term.0));
+    }
+    words
+}
+
 impl KeptChunk {
     fn new(terms: &[Arc<NumberedTerms>], scratch: Option<&mut ScratchFile>) -> KeptChunk {
-        let mut words = Vec::with_capacity(terms.iter().map(|t| t.len() + 1).sum());
-        for doc in terms {
-            words.push(doc.len() as u32);
-            words.extend(doc.iter().map(|term| term.0));
-        }
+        let words = chunk_words(terms);
         match scratch {
             None => KeptChunk::Held(words),
             Some(file) => file
@@ -844,6 +990,9 @@ fn kept_docs(words: &[u32]) -> impl Iterator<Item = &[u32]> {
     })
 }
 
+/// What is handed a chunk of documents' terms once they are placed (see [`postings`]).
+type Placed<'p> = dyn FnMut(usize, &[u32]) + 'p;
+
 /// The postings `(doc, weight)` of every term of documents `0..docs`, in one flat list
 /// by term number (each term's in doc order), and where each term number's postings
 /// start there (`starts[n]..starts[n + 1]`). `doc_terms` gives the numbered terms of a
@@ -851,11 +1000,14 @@ fn kept_docs(words: &[u32]) -> impl Iterator<Item = &[u32]> {
 /// `between` says and the second places. So a build holds in memory the postings and
 /// one chunk of documents' terms, not every document's terms beside the postings, but
 /// for a site small enough to keep its texts in memory (`Keep(None)`), which keeps the
-/// terms there too: four bytes a term more.
+/// terms there too: four bytes a term more. `placed`, if given, is handed each chunk's
+/// terms once they are placed: the first document's number and the chunk's words (see
+/// [`kept_docs`]).
 fn postings(
     docs: usize,
     doc_terms: impl Fn(Range<usize>) -> Vec<Arc<NumberedTerms>>,
     mut between: BetweenPasses,
+    mut placed: Option<&mut Placed>,
 ) -> (Vec<Numbered>, Vec<usize>) {
     let chunks = || {
         (0..docs)
@@ -905,10 +1057,17 @@ fn postings(
                 for (i, doc) in kept_docs(&words).enumerate() {
                     place(first + i, &mut doc.iter().map(|&w| Numbered(w)));
                 }
+                if let Some(placed) = placed.as_mut() {
+                    placed(first, &words);
+                }
             }
             None => {
-                for (i, doc) in doc_terms(range).iter().enumerate() {
+                let terms = doc_terms(range);
+                for (i, doc) in terms.iter().enumerate() {
                     place(first + i, &mut doc.iter().copied());
+                }
+                if let Some(placed) = placed.as_mut() {
+                    placed(first, &chunk_words(&terms));
                 }
             }
         }
@@ -1247,7 +1406,7 @@ mod tests {
         numbers: &'t TermNumbers,
     ) -> Vec<(&'t str, Vec<(u32, u32)>)> {
         let ask_again = BetweenPasses::AskAgain;
-        let (flat, starts) = postings(docs.len(), |range| docs[range].to_vec(), ask_again);
+        let (flat, starts) = postings(docs.len(), |range| docs[range].to_vec(), ask_again, None);
         let terms = term_ranges(&starts, numbers);
         let mut found: Vec<(&str, Vec<(u32, u32)>)> = terms
             .into_iter()
@@ -1291,6 +1450,13 @@ mod tests {
         let mut found = Vec::new();
         for (between, expected_asks) in ways {
             let asked = std::sync::Mutex::new(Vec::new());
+            // Each chunk is handed on once placed, in order, with every document's terms.
+            let mut handed_on: Vec<NumberedTerms> = Vec::new();
+            let mut placed = |first: usize, words: &[u32]| {
+                assert_eq!(first, handed_on.len());
+                let chunk = kept_docs(words).map(|doc| doc.iter().map(|&w| Numbered(w)));
+                handed_on.extend(chunk.map(Iterator::collect));
+            };
             let gathered = postings(
                 docs.len(),
                 |range| {
@@ -1298,8 +1464,10 @@ mod tests {
                     docs[range].to_vec()
                 },
                 between,
+                Some(&mut placed),
             );
             assert_eq!(*asked.lock().unwrap(), expected_asks);
+            assert!(handed_on.iter().eq(docs.iter().map(|d| &**d)));
             found.push(gathered);
         }
         assert!(found.windows(2).all(|w| w[0] == w[1]));
@@ -1393,6 +1561,164 @@ mod tests {
             ]
         );
         assert_eq!(numbers.terms.len(), 4, "alpha is numbered once");
+    }
+
+    /// A site of two record files, planned, and the files of its search index built
+    /// with `kept` (a fresh memo, as in a one-off build), by path.
+    fn index_files(titles: &[&str], kept: &mut KeptTerms) -> Vec<(String, Vec<u8>)> {
+        use crate::records::{Record, RecordFile};
+        let file = |path: &str, author: &str, titles: &[&str]| RecordFile {
+            path: path.into(),
+            author_name: author.into(),
+            declared_count: None,
+            records: (titles.iter().enumerate())
+                .map(|(i, title)| Record {
+                    source: "arXiv".into(),
+                    year: 2024,
+                    title: (*title).into(),
+                    abstract_text: Some(format!("Quantum {title} abstract.").as_str().into()),
+                    subjects: vec!["quant-ph".into()],
+                    line: 9 + 6 * i,
+                })
+                .collect(),
+        };
+        let files = [
+            file("ada.txt", "Ada Lovelace", titles),
+            file("mary.txt", "Mary Somerville", &titles[..1]),
+        ];
+        let graph = crate::graph::link(&files);
+        let (config, memo) = (Default::default(), Default::default());
+        let plan = crate::plan::plan_site(&crate::plan::PlanInput {
+            graph: &graph,
+            config: &config,
+            bios: &[],
+            pages: &[],
+            memo: &memo,
+            history: &Default::default(),
+            earlier_texts: None,
+        });
+        let index = SearchIndex::build(&plan.index, &SearchMemo::default(), kept);
+        let files = index.files().into_iter();
+        files
+            .map(|path| (index.file(&plan.index, &path), path))
+            .map(|(b, p)| (p, b))
+            .collect()
+    }
+
+    /// Builds the index of `titles` keeping its terms; the kept file.
+    fn kept_terms_of_site(titles: &[&str], dir: &std::path::Path) -> KeptFile {
+        let mut bytes = Vec::new();
+        let mut kept = KeptTerms {
+            keep: Some((&mut bytes, "test")),
+            ..KeptTerms::default()
+        };
+        index_files(titles, &mut kept);
+        assert!(kept.written);
+        let path = dir.join(format!("kept-{}", titles.len()));
+        std::fs::write(&path, bytes).unwrap();
+        KeptFile::open(&path, "test").unwrap()
+    }
+
+    #[test]
+    fn a_one_off_build_reuses_the_terms_an_earlier_one_kept_and_builds_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let titles = ["Entangled Photons", "Cold Atoms", "Spin Chains"];
+        let earlier = kept_terms_of_site(&titles[..2], dir.path());
+        // Authors and papers, and the term table.
+        assert_eq!(earlier.keys().count(), 2 + 2 + 1);
+        let clean = index_files(&titles, &mut KeptTerms::default());
+        let mut kept = KeptTerms {
+            earlier: Some(&earlier),
+            ..KeptTerms::default()
+        };
+        assert!(
+            index_files(&titles, &mut kept) == clean,
+            "a new paper among kept ones"
+        );
+
+        // The terms do come from the kept file: with one of its terms spelled otherwise
+        // in its table, the papers found there are indexed under that spelling, and the
+        // new one, made afresh, under the right one.
+        let table = TermNumbers::from_table(&earlier.get(term_table_key()).unwrap()).unwrap();
+        let mut renamed = TermNumbers::default();
+        for term in &table.terms {
+            let term = if &**term == "quantum" {
+                "kwantum"
+            } else {
+                term
+            };
+            renamed.number(xxhash_rust::xxh3::xxh3_64(term.as_bytes()), term);
+        }
+        let blobs = earlier.keys().map(|key| match key == term_table_key() {
+            true => (key, renamed.table()),
+            false => (key, earlier.get(key).unwrap()),
+        });
+        let mut forged = Vec::new();
+        KeptFile::write_to(&mut forged, "test", blobs.collect::<Vec<_>>()).unwrap();
+        std::fs::write(dir.path().join("forged"), forged).unwrap();
+        let forged = KeptFile::open(&dir.path().join("forged"), "test").unwrap();
+        let mut kept = KeptTerms {
+            earlier: Some(&forged),
+            ..KeptTerms::default()
+        };
+        let files = index_files(&titles, &mut kept);
+        let shard = |files: &[(String, Vec<u8>)], key: &str| -> String {
+            let path = format!("search/terms/{key}.json");
+            let found = files.iter().find(|(p, _)| *p == path);
+            found.map_or(String::new(), |(_, b)| {
+                String::from_utf8(b.clone()).unwrap()
+            })
+        };
+        let (k, q) = (shard_key("kwantum", 1), shard_key("quantum", 1));
+        assert!(
+            shard(&files, &k).contains("\"kwantum\""),
+            "{}",
+            shard(&files, &k)
+        );
+        assert!(
+            shard(&files, &q).contains("\"quantum\""),
+            "{}",
+            shard(&files, &q)
+        );
+        assert!(!shard(&clean, &k).contains("kwantum"));
+    }
+
+    #[test]
+    fn a_kept_blob_is_used_only_if_it_is_whole_and_names_known_terms() {
+        let blob =
+            |words: &[u32]| -> Vec<u8> { words.iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let title = Numbered::new(2, WEIGHT_TITLE);
+        let text = Numbered::new(0, WEIGHT_TEXT);
+        assert_eq!(
+            kept_terms_of(&blob(&[title.0, text.0]), 3),
+            Some(vec![title, text])
+        );
+        assert_eq!(kept_terms_of(&[], 0), Some(vec![]));
+        assert_eq!(kept_terms_of(&blob(&[title.0]), 2), None, "term 2 of 2");
+        assert_eq!(kept_terms_of(&blob(&[title.0])[..3], 3), None, "cut short");
+        assert_eq!(kept_terms_of(&blob(&[8]), 3), None, "no weight");
+    }
+
+    #[test]
+    fn a_term_table_numbers_its_terms_as_they_were_and_is_kept_while_mostly_used() {
+        let mut numbers = TermNumbers::default();
+        for term in ["alpha", "beta", "łódź", "gamma"] {
+            numbers.number(xxhash_rust::xxh3::xxh3_64(term.as_bytes()), term);
+        }
+        let again = TermNumbers::from_table(&numbers.table()).unwrap();
+        assert_eq!(again.terms, numbers.terms);
+        assert_eq!(again.hashes, numbers.hashes);
+        let table = numbers.table();
+        assert!(TermNumbers::from_table(&table[..table.len() - 1]).is_none());
+        let twice = [table.clone(), table[..9].to_vec()].concat();
+        assert!(TermNumbers::from_table(&twice).is_none(), "alpha twice");
+        // Kept while at least half the terms have postings (`starts` of four terms).
+        let finish = |starts: &[usize]| {
+            let writer = KeptWriter::new(Vec::new(), "test");
+            finish_kept_terms(writer, &numbers, starts)
+        };
+        assert!(finish(&[0, 1, 1, 3, 3]), "two of four used");
+        assert!(!finish(&[0, 1, 1, 1, 1]), "one of four used");
     }
 
     #[test]

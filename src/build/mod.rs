@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,7 +28,9 @@ use crate::graph::{link_with, SiteGraph};
 use crate::identity::IdentityRules;
 use crate::kept_file::KeptFile;
 use crate::output::generations::current_generation;
-use crate::output::{is_safe_relative_path, write_atomically_with, OutputWriter, WriteStats};
+use crate::output::{
+    is_safe_relative_path, write_atomically_with, AtomicFile, OutputWriter, WriteStats,
+};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::texts::{conversions_to_keep, kept_conversion_keys, PaperText};
 use crate::plan::{
@@ -36,6 +39,7 @@ use crate::plan::{
 use crate::records::TextPool;
 use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
+use crate::search::KeptTerms;
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use previous::{updated_outputs, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
@@ -168,9 +172,18 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         "link"
     });
     let kept_texts_path = options.root.join(cache::CACHE_DIR).join(KEPT_TEXTS_FILE);
-    // `--force` makes everything again, conversions included (and keeps them anew).
+    let identity = kept_identity();
+    // `--force` makes everything again, conversions and search terms included (and
+    // keeps them anew).
     let earlier_texts = (!options.force)
-        .then(|| KeptFile::open(&kept_texts_path, &kept_identity()))
+        .then(|| KeptFile::open(&kept_texts_path, &identity))
+        .flatten();
+    let kept_terms_path = options.root.join(cache::CACHE_DIR).join(KEPT_TERMS_FILE);
+    let earlier_terms = (!options.force)
+        .then(|| KeptFile::open(&kept_terms_path, &identity))
+        .flatten();
+    let mut keeping_terms = (options.write && !memo.is_long_running())
+        .then(|| start_kept_file(&kept_terms_path))
         .flatten();
     let mut plan = plan(
         &graph,
@@ -197,8 +210,13 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         progress: options.progress,
         memo,
     };
+    let mut kept_terms = KeptTerms {
+        earlier: earlier_terms.as_ref(),
+        keep: (keeping_terms.as_mut()).map(|file| (file as &mut dyn Write, identity.as_str())),
+        written: false,
+    };
     let rendered = rendering
-        .render_outputs(&plan, &timings)
+        .render_outputs(&plan, &timings, &mut kept_terms)
         .and_then(|rendered| {
             let mut statics = static_files.iter();
             statics.try_for_each(|(path, bytes)| stage(writer.as_ref(), path, bytes))?;
@@ -217,6 +235,10 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             return Err(gathered.fail(d));
         }
     };
+    let terms_written = kept_terms.written;
+    if let Some(file) = keeping_terms {
+        finish_kept_file(&kept_terms_path, file, terms_written);
+    }
     if options.write && !memo.is_long_running() {
         let texts = &plan.index.paper_texts;
         let kept = (kept_texts_path.as_path(), earlier_texts.as_ref());
@@ -395,6 +417,26 @@ fn plan<'a>(
 /// conversions for the next (see [`keep_conversions`]).
 const KEPT_TEXTS_FILE: &str = "texts.kept";
 
+/// The file in the build cache's folder where a one-off build keeps its search index
+/// documents' terms for the next (see [`KeptTerms`]).
+const KEPT_TERMS_FILE: &str = "search.kept";
+
+/// Starts writing the kept file at `path` (its folder made if missing): `None` if it
+/// cannot be, which costs the next build only the time the file would have saved.
+fn start_kept_file(path: &Path) -> Option<AtomicFile> {
+    let _ = path.parent().map(fs::create_dir_all);
+    AtomicFile::create(path).ok()
+}
+
+/// Puts the kept file written in `file` in place at `path` if it is `whole`; else
+/// removes both, so that the next build does not read a file that no longer has what
+/// this one would have kept.
+fn finish_kept_file(path: &Path, file: AtomicFile, whole: bool) {
+    if !(whole && file.commit().is_ok()) {
+        let _ = fs::remove_file(path);
+    }
+}
+
 /// What wrote a kept file: this profilegen's version and binary (its size and
 /// modification time), so that a file another build of the code wrote is not read.
 fn kept_identity() -> String {
@@ -513,9 +555,15 @@ impl Rendering<'_> {
     /// index (built, staged and freed, so that its files and the pages never take memory
     /// at once), then everything else. Returns each output's fingerprint and whether it
     /// was kept, and the search index's outputs (which come after the plan's).
-    fn render_outputs(&self, plan: &SitePlan, timings: &Timings) -> Result<Rendered, Diagnostic> {
+    fn render_outputs(
+        &self,
+        plan: &SitePlan,
+        timings: &Timings,
+        kept_terms: &mut KeptTerms,
+    ) -> Result<Rendered, Diagnostic> {
         let mut maker = OutputMaker::new(&plan.index, &self.memo.render);
-        let search_outputs = search_outputs(maker.prepare_search(&self.memo.search).files());
+        let search = maker.prepare_search(&self.memo.search, kept_terms);
+        let search_outputs = search_outputs(search.files());
         let (search_fingerprints, search_kept, rendered) =
             self.render_range(&search_outputs, &maker, &ProgressBar::hidden());
         rendered?;

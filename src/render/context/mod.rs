@@ -14,7 +14,7 @@ use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
 use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
 use crate::reuse::Reuse;
-use crate::search::{SearchIndex, SearchMemo};
+use crate::search::{KeptTerms, SearchIndex, SearchMemo};
 
 mod authors;
 mod exports;
@@ -137,10 +137,11 @@ impl<'a> OutputMaker<'a> {
         }
     }
 
-    /// Builds the search index (once), whose files are then made from it.
-    pub fn prepare_search(&self, memo: &SearchMemo) -> &SearchIndex {
+    /// Builds the search index (once), whose files are then made from it; a one-off
+    /// build's reuses and keeps its documents' terms on disk (`kept`).
+    pub fn prepare_search(&self, memo: &SearchMemo, kept: &mut KeptTerms) -> &SearchIndex {
         self.search
-            .get_or_init(|| SearchIndex::build(self.ix, memo))
+            .get_or_init(|| SearchIndex::build(self.ix, memo, kept))
     }
 
     /// Frees the search index once its files are made.
