@@ -87,8 +87,9 @@ pub struct SearchIndex {
     by_id: Vec<(u32, u32)>,
 }
 
-/// Documents' numbered terms, kept on disk by one one-off build for the next, as a
-/// long-running process keeps them in its memo: a document whose fields are the same
+/// Documents' numbered terms, kept on disk by one one-off build for the next (or for a
+/// long-running process's first build), as a long-running process keeps them in its
+/// memo: a document whose fields are the same
 /// (by the memo's key) takes its terms from there instead of reading and splitting its
 /// texts again. The file ([`KeptFile`]) has a blob for each document, its terms' numbers
 /// and weights (four bytes a term, as [`Numbered`]), and one, under
@@ -99,7 +100,7 @@ pub struct KeptTerms<'k> {
     pub earlier: Option<&'k KeptFile>,
     /// Where to write this build's file, and the identity to write in it. It is
     /// written as the postings are placed.
-    pub keep: Option<(&'k mut dyn Write, &'k str)>,
+    pub keep: Option<(&'k mut (dyn Write + Send), &'k str)>,
     /// Set by [`SearchIndex::build`]: whether `keep` got a whole file worth keeping: not
     /// if writing failed, nor once the term table holds more terms no document uses than
     /// terms in use (the next build then starts a table anew, as
@@ -446,8 +447,8 @@ fn place_in_slots<'s>(
 
 impl SearchIndex {
     /// Builds the index of `ix`, reusing the terms of documents whose fields are the
-    /// same as in the previous build (`memo`), or, in a one-off build, as in the one
-    /// that kept its terms (`kept`).
+    /// same as in the previous build (`memo`), or, in a one-off build or a long-running
+    /// process's first, as in the one that kept its terms (`kept`).
     pub fn build(ix: &SiteIndex, memo: &SearchMemo, kept: &mut KeptTerms) -> SearchIndex {
         let graph = ix.graph;
         let authors = graph.authors.len();
@@ -462,21 +463,21 @@ impl SearchIndex {
             keep,
             written,
         } = kept;
-        let earlier = (!terms_memo.is_enabled())
-            .then_some(*earlier)
-            .flatten()
-            .and_then(|file| Some((file, load_term_table(file, numbers)?)));
-        let keys: Option<Vec<AtomicU64>> =
-            (keep.is_some()).then(|| (0..doc_count).map(|_| AtomicU64::new(0)).collect());
+        // Read only by a build whose term numbers start empty: a one-off build, or a
+        // long-running process's first.
+        let earlier = earlier.and_then(|file| Some((file, load_term_table(file, numbers)?)));
+        let to_keep = (keep.as_mut())
+            .map(|(out, identity)| TermsToKeep::new(&mut **out, identity, doc_count));
         let terms_of = |doc: usize, key: u64, make: &dyn Fn() -> NumberedTerms| {
-            if let Some(keys) = &keys {
-                keys[doc].store(key, Ordering::Relaxed);
+            if let Some(to_keep) = &to_keep {
+                to_keep.note_key(doc, key);
             }
-            let found = earlier.and_then(|(file, terms)| kept_terms_of(&file.get(key)?, terms));
-            match found {
-                Some(terms) => Arc::new(terms),
-                None => terms_memo.get_or(|| key, make),
-            }
+            let Some((file, terms)) = earlier else {
+                return terms_memo.get_or(|| key, make);
+            };
+            // The memo is empty then: what is found or made is kept for the next build.
+            let found = file.get(key).and_then(|blob| kept_terms_of(&blob, terms));
+            terms_memo.insert(key, found.unwrap_or_else(make))
         };
         let author_terms = |id: usize| {
             let fields = [(ix.profiles[id].name.as_str(), WEIGHT_TITLE)];
@@ -527,21 +528,12 @@ impl SearchIndex {
         // are found once, not once for each pass over the postings (each time hashing
         // every field, abstracts included: half the stage's time in a rebuild).
         let all_terms = terms_memo.is_enabled().then(|| doc_terms(0..doc_count));
-        let mut keeping =
-            (keep.as_mut()).map(|(out, identity)| KeptWriter::new(&mut **out, identity));
         let mut keep_placed = |first: usize, words: &[u32]| {
-            let (Some(Ok(writer)), Some(keys)) = (&mut keeping, &keys) else {
-                return;
-            };
-            for (i, doc) in kept_docs(words).enumerate() {
-                let blob: Vec<u8> = doc.iter().flat_map(|w| w.to_le_bytes()).collect();
-                if let Err(err) = writer.add(keys[first + i].load(Ordering::Relaxed), &blob) {
-                    keeping = Some(Err(err));
-                    return;
-                }
+            if let Some(to_keep) = &to_keep {
+                to_keep.placed(first, words);
             }
         };
-        let (mut flat, starts) = match &all_terms {
+        let (flat, starts) = match &all_terms {
             Some(all) => postings(
                 doc_count,
                 |range| all[range].to_vec(),
@@ -555,15 +547,25 @@ impl SearchIndex {
             }
         };
         drop(all_terms);
-        *written = keeping.is_some_and(|writer| {
-            let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
-            finish_kept_terms(writer, &numbers, &starts)
-        });
+        let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+        *written = to_keep.is_some_and(|to_keep| to_keep.finish(&numbers, &starts));
+        SearchIndex::from_postings(ix, doc_ids, (flat, starts), &numbers)
+    }
+
+    /// The index of `ix` from its postings (see [`postings`]) by term number in
+    /// `numbers`, each naming a document by its place in the site, which `doc_ids`
+    /// gives the id of.
+    fn from_postings(
+        ix: &SiteIndex,
+        doc_ids: Vec<u32>,
+        (mut flat, starts): (Vec<Numbered>, Vec<usize>),
+        numbers: &TermNumbers,
+    ) -> SearchIndex {
+        let graph = ix.graph;
+        let doc_count = doc_ids.len();
         flat.par_iter_mut()
             .for_each(|p| *p = p.renumbered(doc_ids[p.number() as usize]));
-
-        let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
-        let mut terms = term_ranges(&starts, &numbers);
+        let mut terms = term_ranges(&starts, numbers);
         drop(starts);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
@@ -577,7 +579,6 @@ impl SearchIndex {
         terms.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
         let table = TermTable::new(&terms, flat);
         drop(terms);
-        drop(numbers);
 
         // Shards by first character, split by one more character while too big.
         let mut shards = Vec::new();
@@ -895,21 +896,56 @@ fn load_term_table(file: &KeptFile, numbers: &std::sync::Mutex<TermNumbers>) -> 
     Some(numbers.terms.len())
 }
 
-/// Ends a kept file of documents' terms whose blobs `writer` has written: adds the term
-/// table, unless more of its terms are unused than used (those with postings, by
-/// `starts`: see [`postings`]), and writes the index. Whether the file is worth keeping.
-fn finish_kept_terms<W: Write>(
-    writer: std::io::Result<KeptWriter<W>>,
-    numbers: &TermNumbers,
-    starts: &[usize],
-) -> bool {
-    let used = starts.windows(2).filter(|w| w[1] > w[0]).count();
-    let Ok(mut writer) = writer else {
-        return false;
-    };
-    numbers.terms.len() - used <= used
-        && writer.add(term_table_key(), &numbers.table()).is_ok()
-        && writer.finish().is_ok()
+/// A build's documents' terms on their way to a kept file (see [`KeptTerms`]): each
+/// document's key, noted as its terms are found, and the file, to which each chunk of
+/// documents' terms goes once placed.
+struct TermsToKeep<'w> {
+    keys: Vec<AtomicU64>,
+    /// The file being written, or why it could not be.
+    writer: std::sync::Mutex<std::io::Result<KeptWriter<&'w mut (dyn Write + Send)>>>,
+}
+
+impl<'w> TermsToKeep<'w> {
+    /// Starts a kept file of `identity` in `out` for `docs` documents.
+    fn new(out: &'w mut (dyn Write + Send), identity: &str, docs: usize) -> TermsToKeep<'w> {
+        TermsToKeep {
+            keys: (0..docs).map(|_| AtomicU64::new(0)).collect(),
+            writer: std::sync::Mutex::new(KeptWriter::new(out, identity)),
+        }
+    }
+
+    /// Notes the key of document `doc`'s terms.
+    fn note_key(&self, doc: usize, key: u64) {
+        self.keys[doc].store(key, Ordering::Relaxed);
+    }
+
+    /// Writes the terms of a chunk of documents placed in the postings, the first
+    /// numbered `first` (`words` as [`kept_docs`] reads them), each under its key.
+    fn placed(&self, first: usize, words: &[u32]) {
+        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, doc) in kept_docs(words).enumerate() {
+            let Ok(file) = &mut *writer else {
+                return;
+            };
+            let blob: Vec<u8> = doc.iter().flat_map(|w| w.to_le_bytes()).collect();
+            if let Err(err) = file.add(self.keys[first + i].load(Ordering::Relaxed), &blob) {
+                *writer = Err(err);
+            }
+        }
+    }
+
+    /// Ends the file: adds the term table, unless more of its terms are unused than
+    /// used (those with postings, by `starts`: see [`postings`]), and writes the index.
+    /// Whether the file is whole and worth keeping.
+    fn finish(self, numbers: &TermNumbers, starts: &[usize]) -> bool {
+        let used = starts.windows(2).filter(|w| w[1] > w[0]).count();
+        let Ok(mut writer) = self.writer.into_inner().unwrap_or_else(|e| e.into_inner()) else {
+            return false;
+        };
+        numbers.terms.len() - used <= used
+            && writer.add(term_table_key(), &numbers.table()).is_ok()
+            && writer.finish().is_ok()
+    }
 }
 
 /// A document's terms with their numbers (given by `numbers` on first sight).
@@ -1564,8 +1600,17 @@ mod tests {
     }
 
     /// A site of two record files, planned, and the files of its search index built
-    /// with `kept` (a fresh memo, as in a one-off build), by path.
+    /// with `kept` (and a fresh memo, as in a one-off build), by path.
     fn index_files(titles: &[&str], kept: &mut KeptTerms) -> Vec<(String, Vec<u8>)> {
+        index_files_with(titles, kept, &SearchMemo::default())
+    }
+
+    /// [`index_files`] with `memo`.
+    fn index_files_with(
+        titles: &[&str],
+        kept: &mut KeptTerms,
+        memo: &SearchMemo,
+    ) -> Vec<(String, Vec<u8>)> {
         use crate::records::{Record, RecordFile};
         let file = |path: &str, author: &str, titles: &[&str]| RecordFile {
             path: path.into(),
@@ -1587,17 +1632,17 @@ mod tests {
             file("mary.txt", "Mary Somerville", &titles[..1]),
         ];
         let graph = crate::graph::link(&files);
-        let (config, memo) = (Default::default(), Default::default());
+        let (config, plan_memo) = (Default::default(), Default::default());
         let plan = crate::plan::plan_site(&crate::plan::PlanInput {
             graph: &graph,
             config: &config,
             bios: &[],
             pages: &[],
-            memo: &memo,
+            memo: &plan_memo,
             history: &Default::default(),
             earlier_texts: None,
         });
-        let index = SearchIndex::build(&plan.index, &SearchMemo::default(), kept);
+        let index = SearchIndex::build(&plan.index, memo, kept);
         let files = index.files().into_iter();
         files
             .map(|path| (index.file(&plan.index, &path), path))
@@ -1681,6 +1726,23 @@ mod tests {
             shard(&files, &q)
         );
         assert!(!shard(&clean, &k).contains("kwantum"));
+
+        // A long-running process's first build reads the file too, and its memo keeps
+        // what it found there for the builds after it, which read no file.
+        let mut memo = SearchMemo::default();
+        memo.enable();
+        let mut kept = KeptTerms {
+            earlier: Some(&forged),
+            ..KeptTerms::default()
+        };
+        assert!(index_files_with(&titles, &mut kept, &memo) == files);
+        memo.finish_build();
+        let mut kept = KeptTerms {
+            earlier: Some(&earlier),
+            ..KeptTerms::default()
+        };
+        let again = index_files_with(&titles, &mut kept, &memo);
+        assert!(again == files, "the memo's terms, not the file's");
     }
 
     #[test]
@@ -1714,8 +1776,8 @@ mod tests {
         assert!(TermNumbers::from_table(&twice).is_none(), "alpha twice");
         // Kept while at least half the terms have postings (`starts` of four terms).
         let finish = |starts: &[usize]| {
-            let writer = KeptWriter::new(Vec::new(), "test");
-            finish_kept_terms(writer, &numbers, starts)
+            let mut out = Vec::new();
+            TermsToKeep::new(&mut out, "test", 0).finish(&numbers, starts)
         };
         assert!(finish(&[0, 1, 1, 3, 3]), "two of four used");
         assert!(!finish(&[0, 1, 1, 1, 1]), "one of four used");

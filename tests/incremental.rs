@@ -570,6 +570,40 @@ fn a_one_off_build_keeps_its_tex_conversions_and_the_next_builds_the_same_with_t
     assert!(fs::read(&kept).unwrap().len() > 100);
 }
 
+/// `serve` or `build --watch` started on a site a one-off build left: its first build
+/// takes the search terms that build kept (`search.kept`), and it and the rebuilds
+/// after it (from the terms in memory) build what a clean build does.
+#[test]
+fn a_long_running_process_starts_from_the_search_terms_a_one_off_build_kept() {
+    let site = starting_site();
+    site.build();
+    let kept = site.root().join(".profilegen/search.kept");
+    assert!(fs::read(&kept).unwrap().starts_with(b"PGKEPT1\n"));
+    let options = BuildOptions::new(site.root());
+    let mut memo = BuildMemo::long_running();
+    let clean = site.root().join("clean");
+    let clean_options = BuildOptions {
+        output: Some(clean.clone()),
+        force: true,
+        ..BuildOptions::new(site.root())
+    };
+    let new_file = "content/records/f2.txt";
+    for n in 0..3 {
+        match n {
+            0 => site.file(new_file, records(5, 0b11_0000_0001)),
+            1 => site.file("content/records/f1.txt", records(3, 0b00_1000_0110)),
+            _ => site.remove(new_file),
+        };
+        let built = build_with(&options, &mut memo).expect("the rebuild");
+        assert!(built.write.written > 0, "change {n}");
+        let _ = fs::remove_dir_all(&clean);
+        profilegen::build::build(&clean_options).expect("the clean build");
+        assert!(tree(&site.public()) == tree(&clean), "change {n}");
+    }
+    // A long-running process writes no kept file: the one-off build's is still there.
+    assert!(kept.exists());
+}
+
 #[test]
 fn output_changed_by_hand_is_repaired() {
     let site = medium_site();

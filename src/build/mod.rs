@@ -179,7 +179,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         .then(|| KeptFile::open(&kept_texts_path, &identity))
         .flatten();
     let kept_terms_path = options.root.join(cache::CACHE_DIR).join(KEPT_TERMS_FILE);
-    let earlier_terms = (!options.force)
+    // A long-running process keeps its terms in memory from its first build on.
+    let earlier_terms = (!options.force && (!memo.is_long_running() || memo.is_cold()))
         .then(|| KeptFile::open(&kept_terms_path, &identity))
         .flatten();
     let mut keeping_terms = (options.write && !memo.is_long_running())
@@ -212,7 +213,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     };
     let mut kept_terms = KeptTerms {
         earlier: earlier_terms.as_ref(),
-        keep: (keeping_terms.as_mut()).map(|file| (file as &mut dyn Write, identity.as_str())),
+        keep: (keeping_terms.as_mut())
+            .map(|file| (file as &mut (dyn Write + Send), identity.as_str())),
         written: false,
     };
     let rendered = rendering
