@@ -171,25 +171,11 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     } else {
         "link"
     });
-    let kept_texts_path = options.root.join(cache::CACHE_DIR).join(KEPT_TEXTS_FILE);
-    let identity = kept_identity();
-    // `--force` makes everything again, conversions and search terms included (and
-    // keeps them anew).
-    let earlier_texts = (!options.force)
-        .then(|| KeptFile::open(&kept_texts_path, &identity))
-        .flatten();
-    let kept_terms_path = options.root.join(cache::CACHE_DIR).join(KEPT_TERMS_FILE);
-    // A long-running process keeps its terms in memory from its first build on.
-    let earlier_terms = (!options.force && (!memo.is_long_running() || memo.is_cold()))
-        .then(|| KeptFile::open(&kept_terms_path, &identity))
-        .flatten();
-    let mut keeping_terms = (options.write && !memo.is_long_running())
-        .then(|| start_kept_file(&kept_terms_path))
-        .flatten();
+    let mut on_disk = KeptOnDisk::open(options, memo);
     let mut plan = plan(
         &graph,
         &input,
-        (&memo.plan, earlier_texts.as_ref()),
+        (&memo.plan, on_disk.earlier_texts.as_ref()),
         previous.history(),
         &mut gathered,
     );
@@ -211,12 +197,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         progress: options.progress,
         memo,
     };
-    let mut kept_terms = KeptTerms {
-        earlier: earlier_terms.as_ref(),
-        keep: (keeping_terms.as_mut())
-            .map(|file| (file as &mut (dyn Write + Send), identity.as_str())),
-        written: false,
-    };
+    let mut kept_terms = on_disk.search_terms();
     let rendered = rendering
         .render_outputs(&plan, &timings, &mut kept_terms)
         .and_then(|rendered| {
@@ -238,14 +219,10 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         }
     };
     let terms_written = kept_terms.written;
-    if let Some(file) = keeping_terms {
-        finish_kept_file(&kept_terms_path, file, terms_written);
-    }
-    if options.write && !memo.is_long_running() {
-        let texts = &plan.index.paper_texts;
-        let kept = (kept_texts_path.as_path(), earlier_texts.as_ref());
-        keep_conversions(kept, &graph, &input.config, texts);
-    }
+    on_disk.finish(
+        terms_written,
+        (&graph, &input.config, &plan.index.paper_texts),
+    );
     plan.outputs.extend(search_outputs);
     let summary = cache::CachedSummary {
         authors: graph.authors.len(),
@@ -423,19 +400,75 @@ const KEPT_TEXTS_FILE: &str = "texts.kept";
 /// documents' terms for the next (see [`KeptTerms`]).
 const KEPT_TERMS_FILE: &str = "search.kept";
 
-/// Starts writing the kept file at `path` (its folder made if missing): `None` if it
-/// cannot be, which costs the next build only the time the file would have saved.
-fn start_kept_file(path: &Path) -> Option<AtomicFile> {
-    let _ = path.parent().map(fs::create_dir_all);
-    AtomicFile::create(path).ok()
+/// What a one-off build keeps on disk for the next, in the build cache's folder: the
+/// files an earlier build kept, and this build's search terms as they are written.
+/// `--force` reads none of them (and keeps them anew).
+struct KeptOnDisk {
+    identity: String,
+    texts_path: PathBuf,
+    earlier_texts: Option<KeptFile>,
+    terms_path: PathBuf,
+    earlier_terms: Option<KeptFile>,
+    /// The search terms' file being written; `None` if this build keeps none (a
+    /// long-running process, or `check`) or it cannot be written, which costs the next
+    /// build only the time the file would have saved.
+    keeping_terms: Option<AtomicFile>,
+    /// Whether this build keeps its conversions and search terms.
+    keeps: bool,
 }
 
-/// Puts the kept file written in `file` in place at `path` if it is `whole`; else
-/// removes both, so that the next build does not read a file that no longer has what
-/// this one would have kept.
-fn finish_kept_file(path: &Path, file: AtomicFile, whole: bool) {
-    if !(whole && file.commit().is_ok()) {
-        let _ = fs::remove_file(path);
+impl KeptOnDisk {
+    fn open(options: &BuildOptions, memo: &BuildMemo) -> KeptOnDisk {
+        let dir = options.root.join(cache::CACHE_DIR);
+        let identity = kept_identity();
+        let read = |path: &Path| KeptFile::open(path, &identity);
+        let (texts_path, terms_path) = (dir.join(KEPT_TEXTS_FILE), dir.join(KEPT_TERMS_FILE));
+        let keeps = options.write && !memo.is_long_running();
+        let keeping_terms = keeps.then(|| {
+            let _ = fs::create_dir_all(&dir);
+            AtomicFile::create(&terms_path).ok()
+        });
+        KeptOnDisk {
+            earlier_texts: (!options.force).then(|| read(&texts_path)).flatten(),
+            // A long-running process keeps its terms in memory from its first build on.
+            earlier_terms: (!options.force && (!memo.is_long_running() || memo.is_cold()))
+                .then(|| read(&terms_path))
+                .flatten(),
+            keeping_terms: keeping_terms.flatten(),
+            identity,
+            texts_path,
+            terms_path,
+            keeps,
+        }
+    }
+
+    /// What the search index reads and keeps.
+    fn search_terms(&mut self) -> KeptTerms<'_> {
+        KeptTerms {
+            earlier: self.earlier_terms.as_ref(),
+            keep: (self.keeping_terms.as_mut())
+                .map(|file| (file as &mut (dyn Write + Send), self.identity.as_str())),
+            written: false,
+        }
+    }
+
+    /// Puts the search terms' file in place if it was `terms_written` whole (else
+    /// removes the earlier one, so that the next build does not read a file that no
+    /// longer has what this one would have kept), and keeps the site's conversions.
+    fn finish(
+        self,
+        terms_written: bool,
+        (graph, config, texts): (&SiteGraph, &crate::config::SiteConfig, &[Arc<PaperText>]),
+    ) {
+        if let Some(file) = self.keeping_terms {
+            if !(terms_written && file.commit().is_ok()) {
+                let _ = fs::remove_file(&self.terms_path);
+            }
+        }
+        if self.keeps {
+            let kept = (self.texts_path.as_path(), self.earlier_texts.as_ref());
+            keep_conversions(kept, &self.identity, graph, config, texts);
+        }
     }
 }
 
@@ -461,6 +494,7 @@ fn kept_identity() -> String {
 /// error.
 fn keep_conversions(
     (path, earlier): (&Path, Option<&KeptFile>),
+    identity: &str,
     graph: &SiteGraph,
     config: &crate::config::SiteConfig,
     texts: &[Arc<PaperText>],
@@ -470,9 +504,8 @@ fn keep_conversions(
         return;
     }
     let conversions = conversions_to_keep(graph, config, texts);
-    let identity = kept_identity();
     let _ = path.parent().map(fs::create_dir_all);
-    let _ = write_atomically_with(path, |out| KeptFile::write_to(out, &identity, conversions));
+    let _ = write_atomically_with(path, |out| KeptFile::write_to(out, identity, conversions));
 }
 
 /// The files written as they are: the site's own static files, then the theme's of
