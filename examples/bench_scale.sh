@@ -15,10 +15,11 @@
 #
 # Disk space, measured at 500,000 papers (ext4):
 #   corpus       217,500 files    1.8 GB   (1.35 GB of text)
-#   cache        .profilegen/     0.1 GB
+#   cache        .profilegen/     0.6 GB   (build cache 0.15 GB; kept TeX conversions
+#                                          0.16 GB and search terms 0.24 GB, 2026-12-03)
 #   output     1,073,000 files   21 GB     (20 GB of bytes; 718,000 folders)
 #   output copy                  21 GB
-#   total       3.6 M inodes     44 GB     (without the copy: 23 GB, 1.8 M inodes)
+#   total       3.6 M inodes     45 GB     (without the copy: 24 GB, 1.8 M inodes)
 # 2,500,000 papers, extrapolated from 500,000 (everything grows in proportion; not
 # measured): about 220 GB and 18 M inodes, or 115 GB and 9 M inodes without the copy.
 # The fresh build's peak memory was 1.60 GB at 500,000 papers (about 3.2 KB a paper);
@@ -34,7 +35,7 @@ cd "$(dirname "$0")/.."
 
 # Per paper, from the 500,000-paper measurement above (bytes on disk, inodes, memory).
 corpus_bytes=3700
-cache_bytes=200
+cache_bytes=1200
 output_bytes=42000
 output_inodes_x10=36
 rss_bytes=4000
