@@ -604,6 +604,45 @@ fn a_long_running_process_starts_from_the_search_terms_a_one_off_build_kept() {
     assert!(kept.exists());
 }
 
+/// A search terms file that is not whole (garbage, cut short, a blob changed on disk)
+/// costs the next build only time: it builds what a clean build does and keeps the
+/// file whole again.
+#[test]
+fn a_damaged_search_terms_file_is_not_trusted_and_is_kept_whole_again() {
+    let site = starting_site();
+    site.build();
+    let kept = site.root().join(".profilegen/search.kept");
+    let whole = fs::read(&kept).unwrap();
+    let mut changed_blob = whole.clone();
+    changed_blob[whole.len() / 3] ^= 0x55;
+    let damages = [
+        b"PGKEPT1\ndamaged".to_vec(),
+        whole[..whole.len() / 2].to_vec(),
+        changed_blob,
+    ];
+    for (n, damaged) in damages.iter().enumerate() {
+        fs::write(&kept, damaged).unwrap();
+        match n % 2 {
+            0 => site.file("content/records/f2.txt", records(4, 0b01_0010_0011)),
+            _ => site.remove("content/records/f2.txt"),
+        };
+        site.build();
+        let clean = site.run(&["build", "--force", "--output", "clean"]);
+        assert_eq!(clean.code, 0, "{}", clean.stderr);
+        assert!(
+            tree(&site.public()) == tree(&site.root().join("clean")),
+            "damage {n}"
+        );
+        fs::remove_dir_all(site.root().join("clean")).unwrap();
+        let again = fs::read(&kept).unwrap();
+        assert!(
+            again.starts_with(b"PGKEPT1\n") && again.len() > 100,
+            "damage {n}"
+        );
+        assert_ne!(&again, damaged, "damage {n}");
+    }
+}
+
 #[test]
 fn output_changed_by_hand_is_repaired() {
     let site = medium_site();
