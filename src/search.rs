@@ -34,7 +34,7 @@ use crate::kept_file::{KeptFile, KeptWriter};
 use crate::plan::paths::{subject_name, Linker};
 use crate::plan::SiteIndex;
 use crate::reuse::Reuse;
-use crate::text_store::{ScratchBlock, ScratchFile, Text};
+use crate::text_store::{words_from_bytes, words_to_bytes, ScratchBlock, ScratchFile, Text};
 
 /// Ids per `docs-<n>.json` file: with ids spread over four to eight times as many as
 /// the documents (`ID_SPACE_PER_DOC`), 256 to 512 documents a file on average.
@@ -116,15 +116,9 @@ fn term_table_key() -> u64 {
 /// The terms a kept blob gives a document: `None` if it is not a whole number of terms,
 /// or names a term the table (of `terms` terms) does not have.
 fn kept_terms_of(blob: &[u8], terms: usize) -> Option<NumberedTerms> {
-    let words = blob.chunks_exact(4);
-    if !words.remainder().is_empty() {
-        return None;
-    }
-    let numbered =
-        words.map(|word| Numbered(u32::from_le_bytes([word[0], word[1], word[2], word[3]])));
-    numbered
-        .map(|term| ((term.number() as usize) < terms && term.0 & 3 != 0).then_some(term))
-        .collect()
+    let known = |term: &Numbered| (term.number() as usize) < terms && term.0 & 3 != 0;
+    let numbered = words_from_bytes(blob)?.into_iter().map(Numbered);
+    numbered.map(|term| known(&term).then_some(term)).collect()
 }
 
 /// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
@@ -927,7 +921,7 @@ impl<'w> TermsToKeep<'w> {
             let Ok(file) = &mut *writer else {
                 return;
             };
-            let blob: Vec<u8> = doc.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let blob = words_to_bytes(doc);
             if let Err(err) = file.add(self.keys[first + i].load(Ordering::Relaxed), &blob) {
                 *writer = Err(err);
             }
@@ -1747,8 +1741,7 @@ mod tests {
 
     #[test]
     fn a_kept_blob_is_used_only_if_it_is_whole_and_names_known_terms() {
-        let blob =
-            |words: &[u32]| -> Vec<u8> { words.iter().flat_map(|w| w.to_le_bytes()).collect() };
+        let blob = words_to_bytes;
         let title = Numbered::new(2, WEIGHT_TITLE);
         let text = Numbered::new(0, WEIGHT_TEXT);
         assert_eq!(

@@ -190,7 +190,7 @@ pub struct ScratchBlock {
 impl ScratchFile {
     /// Writes `numbers` at the end of the file; `None` if that fails.
     pub fn append(&mut self, numbers: &[u32]) -> Option<ScratchBlock> {
-        let bytes: Vec<u8> = numbers.iter().flat_map(|n| n.to_le_bytes()).collect();
+        let bytes = words_to_bytes(numbers);
         write_all_at(&self.file, &bytes, self.end).ok()?;
         let block = ScratchBlock {
             offset: self.end,
@@ -204,13 +204,20 @@ impl ScratchFile {
     pub fn read(&self, block: ScratchBlock) -> Option<Vec<u32>> {
         let mut bytes = vec![0; block.len * 4];
         read_exact_at(&self.file, &mut bytes, block.offset).ok()?;
-        let words = bytes.chunks_exact(4);
-        Some(
-            words
-                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                .collect(),
-        )
+        words_from_bytes(&bytes)
     }
+}
+
+/// Numbers as they are kept on disk: four bytes each, little-endian.
+pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|n| n.to_le_bytes()).collect()
+}
+
+/// The numbers of [`words_to_bytes`]; `None` if `bytes` are not a whole number of them.
+pub fn words_from_bytes(bytes: &[u8]) -> Option<Vec<u32>> {
+    let (words, rest) = bytes.as_chunks::<4>();
+    rest.is_empty()
+        .then(|| words.iter().map(|&w| u32::from_le_bytes(w)).collect())
 }
 
 impl Text {

@@ -231,34 +231,31 @@ pub fn render_plain(input: &str) -> TexRendering {
 pub fn has_tex(input: &str) -> bool {
     const BLOCK: usize = 32;
     let bytes = input.as_bytes();
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    for (n, block) in blocks.by_ref().enumerate() {
+    let (blocks, _) = bytes.as_chunks::<BLOCK>();
+    for (n, block) in blocks.iter().enumerate() {
         // A byte, not a `bool`: the compiler vectorizes `|=` of bytes, not of `bool`s.
         let mut may_start = 0u8;
-        for &b in <&[u8; BLOCK]>::try_from(block).unwrap_or(&[0; BLOCK]) {
-            may_start |= ((b == b'$')
-                | (b == b'\\')
-                | (b == b'{')
-                | (b == b'}')
-                | (b == b'~')
-                | (b == b'`')
-                | (b == b'-')
-                | (b == b'\'')) as u8;
+        for &b in block {
+            for start in TEX_STARTS {
+                may_start |= u8::from(b == start);
+            }
         }
         if may_start != 0 && (n * BLOCK..(n + 1) * BLOCK).any(|i| starts_tex(bytes, i)) {
             return true;
         }
     }
-    let rest = bytes.len() - blocks.remainder().len();
-    (rest..bytes.len()).any(|i| starts_tex(bytes, i))
+    (blocks.len() * BLOCK..bytes.len()).any(|i| starts_tex(bytes, i))
 }
 
-/// Whether TeX starts at byte `i` of `bytes` (see [`has_tex`]).
+/// The bytes TeX can start with (see [`starts_tex`]).
+const TEX_STARTS: [u8; 8] = *b"$\\{}~`-'";
+
+/// Whether TeX starts at byte `i` of `bytes`: one of [`TEX_STARTS`], where `-` and `'`
+/// count only doubled (`--`, `''`).
 fn starts_tex(bytes: &[u8], i: usize) -> bool {
     match bytes[i] {
-        b'$' | b'\\' | b'{' | b'}' | b'~' | b'`' => true,
         b'-' | b'\'' => bytes.get(i + 1) == Some(&bytes[i]),
-        _ => false,
+        b => TEX_STARTS.contains(&b),
     }
 }
 
