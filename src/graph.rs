@@ -271,7 +271,7 @@ impl LinkMemo {
 }
 
 /// Links parsed record files into a [`SiteGraph`], each file its name's author.
-pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
+pub fn link<F: std::borrow::Borrow<RecordFile> + Sync>(files: &[F]) -> SiteGraph {
     link_with(files, &IdentityRules::default(), &LinkMemo::default())
 }
 
@@ -281,13 +281,15 @@ pub fn link<F: std::borrow::Borrow<RecordFile>>(files: &[F]) -> SiteGraph {
 /// Choices when copies of a paper differ: the title and source of the first copy in
 /// file path order; the longest abstract (ties: first copy); the most frequent subject
 /// (ties: first copy).
-pub fn link_with<F: std::borrow::Borrow<RecordFile>>(
+pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     files: &[F],
     rules: &IdentityRules,
     memo: &LinkMemo,
 ) -> SiteGraph {
     let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by(|&a, &b| files[a].borrow().path.cmp(&files[b].borrow().path));
+    // On every thread: comparing paths goes component by component (a quarter of a
+    // second for 200,000 files on one thread).
+    order.par_sort_by(|&a, &b| files[a].borrow().path.cmp(&files[b].borrow().path));
     let files: Vec<&RecordFile> = order.iter().map(|&i| files[i].borrow()).collect();
 
     let mut people = group_authors(&files, rules);

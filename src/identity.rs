@@ -327,6 +327,10 @@ impl Merges {
         base_slugs: &[String],
         diagnostics: &mut Vec<Diagnostic>,
     ) {
+        if rules.aliases.is_empty() {
+            // Most sites: no lookup tables of every file and author.
+            return;
+        }
         let group_of_slug: HashMap<&str, usize> = base_slugs
             .iter()
             .enumerate()
