@@ -18,7 +18,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use crate::hash::content_hash;
+use crate::hash::{content_hash, HashRuns};
 use crate::text_store::read_exact_at;
 
 /// The first bytes of a kept file.
@@ -34,6 +34,8 @@ pub struct KeptFile {
     file: File,
     /// `(key, offset, length, hash)` of each blob, sorted by key.
     index: Vec<Entry>,
+    /// Where to look for a key in the index.
+    runs: HashRuns,
 }
 
 impl KeptFile {
@@ -65,13 +67,14 @@ impl KeptFile {
         let mut raw = vec![0u8; usize::try_from(index_bytes).ok()?];
         file.read_exact(&mut raw).ok()?;
         let index = read_index(&raw, index_at)?;
-        Some(KeptFile { file, index })
+        let runs = HashRuns::of(index.iter().map(|e| e.0));
+        Some(KeptFile { file, index, runs })
     }
 
     /// The blob kept under `key`, if any (`None` too if it cannot be read, or is not
     /// the blob that was written).
     pub fn get(&self, key: u64) -> Option<Vec<u8>> {
-        let at = self.index.binary_search_by_key(&key, |e| e.0).ok()?;
+        let at = self.runs.find(&self.index, key, |e| e.0)?;
         let (_, offset, len, hash) = self.index[at];
         let mut bytes = vec![0u8; len as usize];
         read_exact_at(&self.file, &mut bytes, offset).ok()?;
