@@ -25,11 +25,11 @@ pub type ByHash<V> = std::collections::HashMap<u64, V, nohash_hasher::BuildNoHas
 /// Where to look for a hash in a long list sorted by hashes: for each value of the
 /// hashes' top bits, where the run of entries with those bits starts. A lookup then
 /// searches one run of a few entries, near each other in memory, rather than the whole
-/// list (a binary search of a million entries reads about twenty places scattered over
-/// it: two thirds of a second of a one-off build at 500,000 papers went to those of
-/// the kept files' indexes). Any list sorted by key works; hashes, which spread evenly,
+/// list (a binary search of the search terms' kept index at 500,000 papers, an entry
+/// per author and paper, about 700,000, reads about twenty places scattered over it:
+/// perf put two thirds of a second of a one-off build's CPU in the kept files' searches). Any list sorted by key works; hashes, which spread evenly,
 /// make the runs short.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct HashRuns {
     /// How far a hash is shifted right to give its run (64: one run).
     shift: u32,
