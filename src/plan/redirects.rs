@@ -14,12 +14,13 @@
 //! A redirect never shadows a page, and leads straight to a page (chains are followed).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
-use crate::hash::{self, content_hash, ByHash};
+use crate::hash::{self, content_hash, ByHash, HashRuns};
 use crate::normalize::text_key_hash;
 use crate::reuse::Reuse;
 
@@ -59,10 +60,11 @@ pub struct SlugHistory {
 }
 
 impl SlugHistory {
-    /// The key kept for the abstract whose content hash is `hash`, if any.
-    fn abstract_key(&self, hash: u64) -> Option<u64> {
-        let found = self.abstract_keys.binary_search_by_key(&hash, |&(h, _)| h);
-        found.ok().map(|i| self.abstract_keys[i].1)
+    /// The key kept for the abstract whose content hash is `hash`, if any; `runs` are
+    /// those of `abstract_keys` (made once for all lookups, see [`HashRuns`]).
+    fn abstract_key(&self, runs: &HashRuns, hash: u64) -> Option<u64> {
+        let found = runs.find(&self.abstract_keys, hash, |&(h, _)| h);
+        found.map(|i| self.abstract_keys[i].1)
     }
 }
 
@@ -82,6 +84,9 @@ fn author_identity(author: &Author) -> u64 {
 /// rebuild has almost the same abstracts).
 struct AbstractKeys<'a> {
     history: &'a SlugHistory,
+    /// The runs of the history's abstract keys, made at the first lookup there (a
+    /// rebuild that finds every key in `memo` makes none).
+    history_runs: OnceLock<HashRuns>,
     memo: &'a Reuse<u64>,
 }
 
@@ -90,7 +95,11 @@ impl AbstractKeys<'_> {
     fn of(&self, text: &crate::text_store::Text) -> u64 {
         let hash = text.content_hash();
         let key = || hash::key("abstract key", &hash);
-        let make = || match self.history.abstract_key(hash) {
+        let runs = || {
+            let hashes = self.history.abstract_keys.iter().map(|&(h, _)| h);
+            self.history_runs.get_or_init(|| HashRuns::of(hashes))
+        };
+        let make = || match self.history.abstract_key(runs(), hash) {
             Some(known) => known,
             None => text_key_hash(&text.load()),
         };
@@ -149,6 +158,7 @@ pub fn plan_redirects(
     let author_identities: Vec<u64> = graph.authors.par_iter().map(author_identity).collect();
     let abstract_keys = AbstractKeys {
         history,
+        history_runs: OnceLock::new(),
         memo: abstract_keys,
     };
     let (paper_identities, mut next_abstract_keys): (Vec<u64>, Vec<Option<(u64, u64)>>) =
@@ -374,8 +384,9 @@ mod tests {
         let text = before.papers[0].abstract_text.clone().unwrap();
         let (hash, key) = (text.content_hash(), text_key_hash("The same abstract."));
         assert_eq!(history.abstract_keys, [(hash, key)]);
-        assert_eq!(history.abstract_key(hash), Some(key));
-        assert_eq!(history.abstract_key(hash ^ 1), None);
+        let runs = HashRuns::of([hash].into_iter());
+        assert_eq!(history.abstract_key(&runs, hash), Some(key));
+        assert_eq!(history.abstract_key(&runs, hash ^ 1), None);
 
         // A corrected title leaves a redirect, the paper being known by its abstract's key.
         let corrected = [
