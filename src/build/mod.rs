@@ -797,4 +797,42 @@ mod tests {
         // `serve` and `build --watch` keep the parsed records' abstracts anyway.
         assert_eq!(lean_from_bytes(&BuildMemo::long_running()), None);
     }
+
+    /// A one-off build keeps its conversions and search terms; the next one-off build
+    /// reads them, and `--force` reads neither (whatever they hold) but keeps them anew.
+    #[test]
+    fn force_reads_no_kept_file_and_keeps_them_again() {
+        let site = tempfile::tempdir().unwrap();
+        let records = site.path().join("content/records");
+        fs::create_dir_all(&records).unwrap();
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("content/records");
+        for entry in fs::read_dir(example).unwrap().take(3) {
+            let path = entry.unwrap().path();
+            fs::copy(&path, records.join(path.file_name().unwrap())).unwrap();
+        }
+        let options = BuildOptions::new(site.path());
+        build(&options).expect("the first build");
+        let kept_dir = site.path().join(cache::CACHE_DIR);
+        let terms = fs::read(kept_dir.join(KEPT_TERMS_FILE)).unwrap();
+        assert!(terms.len() > 100, "search terms kept");
+        assert!(kept_dir.join(KEPT_TEXTS_FILE).exists());
+
+        let memo = BuildMemo::default();
+        let next = KeptOnDisk::open(&BuildOptions::new(site.path()), &memo);
+        assert!(next.earlier_terms.is_some() && next.earlier_texts.is_some());
+        drop(next);
+        let forced_options = BuildOptions {
+            force: true,
+            ..BuildOptions::new(site.path())
+        };
+        let forced = KeptOnDisk::open(&forced_options, &memo);
+        assert!(forced.earlier_terms.is_none() && forced.earlier_texts.is_none());
+        assert!(forced.keeps && forced.keeping_terms.is_some());
+        drop(forced);
+
+        // A forced build over a damaged terms file succeeds and keeps the file whole.
+        fs::write(kept_dir.join(KEPT_TERMS_FILE), b"PGKEPT1\ndamaged").unwrap();
+        build(&forced_options).expect("the forced build");
+        assert_eq!(fs::read(kept_dir.join(KEPT_TERMS_FILE)).unwrap(), terms);
+    }
 }
