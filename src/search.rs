@@ -322,36 +322,108 @@ impl SearchMemo {
     }
 }
 
+/// What search document `doc` (in the site's order: authors by slug, then papers by
+/// slug) is made of, borrowed from the site's index: the one place that says what a
+/// document reads, for making it ([`DocSource::doc`]) and for its fingerprint
+/// ([`DocSource::hash_into`]).
+enum DocSource<'a> {
+    Author {
+        name: &'a str,
+        path: &'a str,
+        papers: usize,
+    },
+    Paper {
+        title: &'a str,
+        path: &'a str,
+        authors: &'a [crate::graph::AuthorId],
+        year: u16,
+    },
+}
+
+impl<'a> DocSource<'a> {
+    fn of(ix: &'a SiteIndex, doc: usize) -> DocSource<'a> {
+        let graph = ix.graph;
+        match doc.checked_sub(graph.authors.len()) {
+            None => DocSource::Author {
+                name: &ix.profiles[doc].name,
+                path: &ix.author_paths[doc],
+                papers: graph.authors[doc].papers.len(),
+            },
+            Some(id) => DocSource::Paper {
+                title: &ix.paper_texts[id].title_text,
+                path: &ix.paper_paths[id],
+                authors: &graph.papers[id].authors,
+                year: graph.papers[id].year,
+            },
+        }
+    }
+
+    /// The document, its link made by `linker` (relative to the site root).
+    fn doc(&self, ix: &SiteIndex, linker: &Linker) -> SearchDoc {
+        match *self {
+            DocSource::Author { name, path, papers } => SearchDoc {
+                k: "a",
+                t: name.to_string(),
+                u: linker.href(path),
+                d: format!("{papers} paper{}", if papers == 1 { "" } else { "s" }),
+            },
+            DocSource::Paper {
+                title,
+                path,
+                authors,
+                year,
+            } => {
+                let names: Vec<&str> = authors.iter().map(|&a| &*ix.profiles[a].name).collect();
+                SearchDoc {
+                    k: "p",
+                    t: title.to_string(),
+                    u: linker.href(path),
+                    d: format!("{} · {year}", names.join(", ")),
+                }
+            }
+        }
+    }
+
+    /// Feeds everything [`DocSource::doc`] reads to `hasher` (but the linker, the same
+    /// for every document of a build: the caller hashes how it links), each field with
+    /// its length, without making the document's strings.
+    fn hash_into(&self, ix: &SiteIndex, hasher: &mut xxhash_rust::xxh3::Xxh3) {
+        let mut field = |bytes: &[u8]| {
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        };
+        match *self {
+            DocSource::Author { name, path, papers } => {
+                field(b"a");
+                field(name.as_bytes());
+                field(path.as_bytes());
+                field(&(papers as u64).to_le_bytes());
+            }
+            DocSource::Paper {
+                title,
+                path,
+                authors,
+                year,
+            } => {
+                field(b"p");
+                field(title.as_bytes());
+                field(path.as_bytes());
+                field(&(authors.len() as u64).to_le_bytes());
+                for &author in authors {
+                    field(ix.profiles[author].name.as_bytes());
+                }
+                field(&year.to_le_bytes());
+            }
+        }
+    }
+}
+
 /// The search documents numbered `docs` (in the site's order: authors by slug, then
 /// papers by slug).
 fn search_docs(ix: &SiteIndex, docs: impl Iterator<Item = usize>) -> Vec<SearchDoc> {
-    let graph = ix.graph;
     let linker = Linker::for_path("", ix.pretty);
-    let authors = graph.authors.len();
-    let author_doc = |id: usize| {
-        let papers = graph.authors[id].papers.len();
-        SearchDoc {
-            k: "a",
-            t: ix.profiles[id].name.clone(),
-            u: linker.href(&ix.author_paths[id]),
-            d: format!("{papers} paper{}", if papers == 1 { "" } else { "s" }),
-        }
-    };
-    let paper_doc = |id: usize| SearchDoc {
-        k: "p",
-        t: ix.paper_texts[id].title_text.clone(),
-        u: linker.href(&ix.paper_paths[id]),
-        d: format!(
-            "{} · {}",
-            ix.paper_author_names(id).join(", "),
-            graph.papers[id].year
-        ),
-    };
-    docs.map(|doc| match doc.checked_sub(authors) {
-        None => author_doc(doc),
-        Some(paper) => paper_doc(paper),
-    })
-    .collect()
+    docs.map(|doc| DocSource::of(ix, doc).doc(ix, &linker))
+        .collect()
 }
 
 /// The bytes of a `search/docs-<n>.json` file: an object of the documents of `chunk`
@@ -576,7 +648,10 @@ impl SearchIndex {
 
         // Shards by first character, split by one more character while too big.
         let mut shards = Vec::new();
-        split_shards(&table.entries(), 0, 1, &mut shards);
+        let entries = table.entries();
+        let sizes: Vec<usize> = entries.par_iter().map(entry_size).collect();
+        split_shards(&entries, &sizes, 0, 1, &mut shards);
+        drop((entries, sizes));
         shards.sort_by(|a, b| a.0.cmp(&b.0));
 
         let meta = serde_json::to_vec(&json!({
@@ -633,13 +708,11 @@ impl SearchIndex {
             }
         } else {
             let chunk = chunk_number(path).and_then(|n| self.chunk_docs(n))?;
-            let docs = search_docs(ix, chunk.iter().map(|&(_, doc)| doc as usize));
-            for (&(id, _), doc) in chunk.iter().zip(&docs) {
+            // Links are relative to the site root, with or without `index.html`.
+            hasher.update(&[u8::from(ix.pretty)]);
+            for &(id, doc) in chunk {
                 hasher.update(&id.to_le_bytes());
-                for field in [doc.k, &doc.t, &doc.u, &doc.d] {
-                    hasher.update(&(field.len() as u64).to_le_bytes());
-                    hasher.update(field.as_bytes());
-                }
+                DocSource::of(ix, doc as usize).hash_into(ix, &mut hasher);
             }
         }
         Some(hasher.digest())
@@ -1129,10 +1202,13 @@ fn prefix(term: &str, chars: usize) -> &str {
 
 /// Groups `entries` (sorted by term, the first at `offset` in the whole list) by their
 /// first `chars` characters, each group a run of them; a group whose file would be over
-/// [`MAX_SHARD_BYTES`] is split by one more character (up to four). Each group is its
-/// shard key and the range of the whole list it holds.
+/// [`MAX_SHARD_BYTES`] is split by one more character (up to four). `sizes` holds each
+/// entry's [`entry_size`], so that a group's size is found without walking its postings
+/// again at each length of prefix. Each group is its shard key and the range of the
+/// whole list it holds.
 fn split_shards(
     entries: &[TermEntry],
+    sizes: &[usize],
     offset: usize,
     chars: usize,
     out: &mut Vec<(String, Range<usize>)>,
@@ -1144,11 +1220,12 @@ fn split_shards(
             .iter()
             .take_while(|(t, _)| prefix(t, chars) == first)
             .count();
-        let group = &entries[start..start + run];
+        let (group, group_sizes) = (&entries[start..start + run], &sizes[start..start + run]);
         let key = shard_key(first, chars);
         let longer = group.iter().any(|(t, _)| t.chars().count() > chars);
         let at = offset + start;
-        if shard_size(group) > MAX_SHARD_BYTES && chars < 4 && longer {
+        let size = shard_size_of(group_sizes.iter().copied());
+        if size > MAX_SHARD_BYTES && chars < 4 && longer {
             // The term exactly `chars` long (which sorts first) stays in a shard of its
             // own key.
             let exact = group
@@ -1158,7 +1235,8 @@ fn split_shards(
             if exact > 0 {
                 out.push((format!("{key}-"), at..at + exact));
             }
-            split_shards(&group[exact..], at + exact, chars + 1, out);
+            let rest = (&group[exact..], &group_sizes[exact..]);
+            split_shards(rest.0, rest.1, at + exact, chars + 1, out);
         } else {
             out.push((key, at..at + run));
         }
@@ -1171,19 +1249,28 @@ fn digits(n: u32) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
+/// The exact length of one entry, `"term":[…]`, in [`shard_bytes`] (ASCII terms; an
+/// estimate otherwise), without the comma between entries.
+fn entry_size((term, list): &TermEntry) -> usize {
+    let numbers: usize = list
+        .iter()
+        .map(|p| digits(p.number()) + digits(p.weight()) + 2)
+        .sum();
+    // Quotes, colon, brackets, and one comma fewer than the numbers.
+    term.len() + 5 + numbers.saturating_sub(1)
+}
+
+/// The length of a shard of entries of these [`entry_size`]s: theirs, the commas
+/// between them and the braces.
+fn shard_size_of(sizes: impl ExactSizeIterator<Item = usize>) -> usize {
+    let commas = sizes.len().saturating_sub(1);
+    sizes.sum::<usize>() + commas + 2
+}
+
 /// The exact length of [`shard_bytes`] for these entries (ASCII terms; an estimate
 /// otherwise), without building it.
 fn shard_size(entries: &[TermEntry]) -> usize {
-    let entry = |(term, list): &TermEntry| {
-        let numbers: usize = list
-            .iter()
-            .map(|p| digits(p.number()) + digits(p.weight()) + 2)
-            .sum();
-        // "term":[…]: quotes, colon, brackets, and one comma fewer than the numbers.
-        term.len() + 5 + numbers.saturating_sub(1)
-    };
-    let body: usize = entries.iter().map(entry).sum();
-    body + entries.len().saturating_sub(1) + 2
+    shard_size_of(entries.iter().map(entry_size))
 }
 
 /// Appends `n` in decimal (a million postings go through here: no formatting machinery).
@@ -1411,7 +1498,8 @@ mod tests {
             ("éb", &one),
         ];
         let mut shards = Vec::new();
-        split_shards(&entries, 10, 1, &mut shards);
+        let sizes: Vec<usize> = entries.iter().map(entry_size).collect();
+        split_shards(&entries, &sizes, 10, 1, &mut shards);
         let expected = [
             ("6162-", 10..11),
             ("616263", 11..12),
@@ -1605,31 +1693,53 @@ mod tests {
         kept: &mut KeptTerms,
         memo: &SearchMemo,
     ) -> Vec<(String, Vec<u8>)> {
+        let files = [
+            test_file("ada.txt", "Ada Lovelace", titles, 2024),
+            test_file("mary.txt", "Mary Somerville", &titles[..1], 2024),
+        ];
+        let config = Default::default();
+        let outputs = index_outputs(&files, &config, kept, memo).into_iter();
+        outputs.map(|(path, bytes, _)| (path, bytes)).collect()
+    }
+
+    /// A record file of `author`'s papers `titles` of `year`.
+    fn test_file(
+        path: &str,
+        author: &str,
+        titles: &[&str],
+        year: u16,
+    ) -> crate::records::RecordFile {
         use crate::records::{Record, RecordFile};
-        let file = |path: &str, author: &str, titles: &[&str]| RecordFile {
+        RecordFile {
             path: path.into(),
             author_name: author.into(),
             declared_count: None,
             records: (titles.iter().enumerate())
                 .map(|(i, title)| Record {
                     source: "arXiv".into(),
-                    year: 2024,
+                    year,
                     title: (*title).into(),
                     abstract_text: Some(format!("Quantum {title} abstract.").as_str().into()),
                     subjects: vec!["quant-ph".into()],
                     line: 9 + 6 * i,
                 })
                 .collect(),
-        };
-        let files = [
-            file("ada.txt", "Ada Lovelace", titles),
-            file("mary.txt", "Mary Somerville", &titles[..1]),
-        ];
-        let graph = crate::graph::link(&files);
-        let (config, plan_memo) = (Default::default(), Default::default());
+        }
+    }
+
+    /// The site of `files` with `config`, planned, and the files of its search index
+    /// built with `kept` and `memo`: each path with its bytes and fingerprint.
+    fn index_outputs(
+        files: &[crate::records::RecordFile],
+        config: &crate::config::SiteConfig,
+        kept: &mut KeptTerms,
+        memo: &SearchMemo,
+    ) -> Vec<(String, Vec<u8>, u64)> {
+        let graph = crate::graph::link(files);
+        let plan_memo = Default::default();
         let plan = crate::plan::plan_site(&crate::plan::PlanInput {
             graph: &graph,
-            config: &config,
+            config,
             bios: &[],
             pages: &[],
             memo: &plan_memo,
@@ -1637,11 +1747,62 @@ mod tests {
             earlier_texts: None,
         });
         let index = SearchIndex::build(&plan.index, memo, kept);
-        let files = index.files().into_iter();
-        files
-            .map(|path| (index.file(&plan.index, &path), path))
-            .map(|(b, p)| (p, b))
+        let fingerprint = |path: &str| index.fingerprint(&plan.index, path).unwrap();
+        (index.files().into_iter())
+            .map(|path| (index.file(&plan.index, &path), fingerprint(&path), path))
+            .map(|(bytes, fingerprint, path)| (path, bytes, fingerprint))
             .collect()
+    }
+
+    /// Every search index file whose bytes change with the site gets another
+    /// fingerprint, and the same site gives the same fingerprints.
+    #[test]
+    fn an_index_file_that_changes_gets_another_fingerprint() {
+        let titles = ["Qubits", "Gates", "Noise"];
+        let site = |ada: &str, mary: &[&str], year: u16, pretty: bool| {
+            let files = [
+                test_file("ada.txt", ada, &titles, 2024),
+                test_file("mary.txt", "Mary Somerville", mary, year),
+            ];
+            let config = crate::config::SiteConfig {
+                pretty_urls: Some(pretty),
+                ..Default::default()
+            };
+            let memo = SearchMemo::default();
+            index_outputs(&files, &config, &mut KeptTerms::default(), &memo)
+        };
+        let base = site("Ada Lovelace", &["Qubits"], 2024, false);
+        assert!(base.iter().any(|(p, ..)| p.starts_with("search/docs-")));
+        assert_eq!(base, site("Ada Lovelace", &["Qubits"], 2024, false));
+        let changes = [
+            (
+                "an author's name",
+                site("Ada King", &["Qubits"], 2024, false),
+            ),
+            (
+                "a paper's authors",
+                site("Ada Lovelace", &["Gates"], 2024, false),
+            ),
+            ("a paper's count", site("Ada Lovelace", &[], 2024, false)),
+            (
+                "a year",
+                site("Ada Lovelace", &["Qubits", "Spin"], 2023, false),
+            ),
+            ("links", site("Ada Lovelace", &["Qubits"], 2024, true)),
+        ];
+        for (what, changed) in changes {
+            let mut differ = 0;
+            for (path, bytes, fingerprint) in &changed {
+                let before = base.iter().find(|(p, ..)| p == path);
+                if let Some((_, old_bytes, old_fingerprint)) = before {
+                    if old_bytes != bytes {
+                        differ += 1;
+                        assert_ne!(old_fingerprint, fingerprint, "{what}: {path}");
+                    }
+                }
+            }
+            assert!(differ > 0, "changing {what} changed no file");
+        }
     }
 
     /// Builds the index of `titles` keeping its terms; the kept file.
