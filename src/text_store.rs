@@ -45,6 +45,10 @@ pub struct Text {
     repr: Repr,
     /// [`crate::hash::content_hash`] of the text.
     hash: u64,
+    /// [`crate::tex::has_tex`] of the text, found when it was made, so that a text
+    /// without TeX is not read again (back from the store, or scanned in memory in each
+    /// rebuild of a long-running process) to be converted.
+    tex: bool,
 }
 
 #[derive(Clone)]
@@ -54,9 +58,6 @@ enum Repr {
         file: Arc<StoreFile>,
         offset: u64,
         len: u32,
-        /// [`crate::tex::has_tex`] of the text, found when it was stored, so that a
-        /// text without TeX need not be read back to be converted.
-        tex: bool,
     },
 }
 
@@ -118,9 +119,9 @@ impl TextStore {
                     file: Arc::clone(store),
                     offset,
                     len,
-                    tex: crate::tex::has_tex(text),
                 },
                 hash: crate::hash::content_hash(text.as_bytes()),
+                tex: crate::tex::has_tex(text),
             },
             Err(_) => Text::from(text),
         }
@@ -151,12 +152,11 @@ impl TextStore {
         if write_all_at(&store.file, &bytes, offset).is_err() {
             return;
         }
-        for (text, content, len) in held {
+        for (text, _, len) in held {
             text.repr = Repr::Stored {
                 file: Arc::clone(store),
                 offset,
                 len,
-                tex: crate::tex::has_tex(&content),
             };
             offset += u64::from(len);
         }
@@ -258,13 +258,10 @@ impl Text {
         self.hash
     }
 
-    /// Whether the text has anything TeX conversion reads ([`crate::tex::has_tex`]);
-    /// a stored text answers without being read back.
+    /// Whether the text has anything TeX conversion reads ([`crate::tex::has_tex`]),
+    /// without reading it.
     pub fn has_tex(&self) -> bool {
-        match &self.repr {
-            Repr::Held(text) => crate::tex::has_tex(text),
-            Repr::Stored { tex, .. } => *tex,
-        }
+        self.tex
     }
 
     /// Whether two texts are the same stored or held text (not only equal).
@@ -339,6 +336,7 @@ impl From<Arc<str>> for Text {
     fn from(text: Arc<str>) -> Text {
         Text {
             hash: crate::hash::content_hash(text.as_bytes()),
+            tex: crate::tex::has_tex(&text),
             repr: Repr::Held(text),
         }
     }
@@ -440,7 +438,7 @@ mod tests {
     }
 
     #[test]
-    fn a_stored_text_knows_whether_it_has_tex_without_being_read() {
+    fn a_text_knows_whether_it_has_tex_without_being_read() {
         let dir = tempfile::tempdir().unwrap();
         let store = TextStore::in_dir(dir.path());
         for (content, tex) in [
@@ -456,8 +454,8 @@ mod tests {
                 assert_eq!(text.has_tex(), tex, "{content:?}");
             }
         }
-        // Answered from what was found when storing: a text whose bytes cannot be read
-        // back still answers.
+        // Answered from what was found when the text was made: a text whose bytes
+        // cannot be read back still answers.
         let text = store.put("$y$");
         let Repr::Stored { file, .. } = &text.repr else {
             panic!("stored");
@@ -467,9 +465,9 @@ mod tests {
                 file: Arc::clone(file),
                 offset: 1 << 40,
                 len: 3,
-                tex: true,
             },
             hash: text.content_hash(),
+            tex: true,
         };
         assert!(unreadable.has_tex());
         assert_eq!(&*unreadable.load(), "");
@@ -537,9 +535,9 @@ mod tests {
                 file: Arc::clone(file),
                 offset: *offset + 6,
                 len: 12,
-                tex: false,
             },
             hash: text.content_hash(),
+            tex: false,
         };
         assert_eq!(&*broken.load(), "");
         let failure = store.failure().expect("a failure");
