@@ -107,7 +107,7 @@ impl TextPool {
             match known.get(&hash) {
                 Some(copy) => copy.clone(),
                 None => {
-                    let copy = self.first_copy(text, &loaded);
+                    let copy = self.first_copy(text);
                     known.insert(hash, copy.clone());
                     return copy;
                 }
@@ -121,15 +121,15 @@ impl TextPool {
         }
     }
 
-    /// The copy of a text seen for the first time (`loaded` is its content): `text`
-    /// itself, or the text put in the store once the distinct texts total enough.
-    fn first_copy(&self, text: &Text, loaded: &str) -> Text {
-        let total = self.bytes.fetch_add(loaded.len(), Ordering::Relaxed) + loaded.len();
+    /// The copy of a text seen for the first time: `text` itself, or the text put in
+    /// the store once the distinct texts total enough.
+    fn first_copy(&self, text: &Text) -> Text {
+        let total = self.bytes.fetch_add(text.len(), Ordering::Relaxed) + text.len();
         match &self.store_from {
             Some((min_bytes, dir)) if total >= *min_bytes => self
                 .store
                 .get_or_init(|| TextStore::in_dir(dir))
-                .put(loaded),
+                .put_text(text),
             _ => text.clone(),
         }
     }

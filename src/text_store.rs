@@ -106,11 +106,35 @@ impl TextStore {
     /// Puts `text` in the store. Safe to call from several threads at once. A text of
     /// 4 GiB or more, or one that cannot be written, stays in memory.
     pub fn put(&self, text: &str) -> Text {
+        let (hash, tex) = (
+            crate::hash::content_hash(text.as_bytes()),
+            crate::tex::has_tex(text),
+        );
+        self.put_known(text, hash, tex)
+    }
+
+    /// [`TextStore::put`] for a text already made (its hash and TeX test are not
+    /// found again); a stored text stays where it is.
+    pub fn put_text(&self, text: &Text) -> Text {
+        match &text.repr {
+            Repr::Held(content) => self.put_known(content, text.hash, text.tex),
+            Repr::Stored { .. } => text.clone(),
+        }
+    }
+
+    /// Puts `text`, whose [`crate::hash::content_hash`] is `hash` and
+    /// [`crate::tex::has_tex`] is `tex`, in the store.
+    fn put_known(&self, text: &str, hash: u64, tex: bool) -> Text {
+        let held = || Text {
+            repr: Repr::Held(Arc::from(text)),
+            hash,
+            tex,
+        };
         let Some(store) = &self.file else {
-            return Text::from(text);
+            return held();
         };
         let Ok(len) = u32::try_from(text.len()) else {
-            return Text::from(text);
+            return held();
         };
         let offset = store.end.fetch_add(u64::from(len), Ordering::Relaxed);
         match write_all_at(&store.file, text.as_bytes(), offset) {
@@ -120,10 +144,10 @@ impl TextStore {
                     offset,
                     len,
                 },
-                hash: crate::hash::content_hash(text.as_bytes()),
-                tex: crate::tex::has_tex(text),
+                hash,
+                tex,
             },
-            Err(_) => Text::from(text),
+            Err(_) => held(),
         }
     }
 
@@ -485,7 +509,14 @@ mod tests {
         store.keep_all(kept.iter_mut());
         assert!(matches!(put.repr, Repr::Stored { .. }));
         assert!(matches!(kept[0].repr, Repr::Stored { .. }));
-        for text in [&held, &put, &kept[0]] {
+        // A text already made keeps its hash and TeX test when stored, and a stored
+        // one stays the same text.
+        let put_made = store.put_text(&held);
+        assert!(matches!(put_made.repr, Repr::Stored { .. }));
+        assert!(put_made.has_tex() && held.has_tex());
+        assert_eq!(&*put_made.load(), content);
+        assert!(store.put_text(&put).same_as(&put));
+        for text in [&held, &put, &kept[0], &put_made] {
             assert_eq!(text.content_hash(), expected);
         }
         assert_ne!(Text::from("An abstract.").content_hash(), expected);
