@@ -10,7 +10,7 @@
 //!
 //! A one-off `profilegen build` keeps nothing and behaves as if there were no memo.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::hash::ByHash;
@@ -25,8 +25,9 @@ use crate::hash::ByHash;
 pub struct Reuse<T> {
     /// Whether results are kept at all.
     enabled: bool,
-    /// This build's number, which marks the results it uses.
-    build: u32,
+    /// This build's number, which marks the results it uses (64 bits: it never comes
+    /// round again, so a result left unused for many builds is never taken for used).
+    build: u64,
     /// What earlier builds made, each with the number of the last build that used it.
     kept: ByHash<Kept<T>>,
     /// What this build made so far.
@@ -36,7 +37,7 @@ pub struct Reuse<T> {
 /// A kept result and the number of the last build that used it.
 struct Kept<T> {
     value: Arc<T>,
-    used_by: AtomicU32,
+    used_by: AtomicU64,
 }
 
 impl<T> Default for Reuse<T> {
@@ -98,11 +99,11 @@ impl<T> Reuse<T> {
         if !made.is_empty() || self.kept.values_mut().any(used) {
             self.kept.retain(|_, kept| used(kept));
             self.kept.extend(made.into_iter().map(|(key, value)| {
-                let used_by = AtomicU32::new(build);
+                let used_by = AtomicU64::new(build);
                 (key, Kept { value, used_by })
             }));
         }
-        self.build = build.wrapping_add(1);
+        self.build = build + 1;
     }
 
     /// Whether results are kept for the next build (a long-running process).
