@@ -291,10 +291,22 @@ pub fn csl_file(entries: &[CitationInput]) -> String {
 ///
 /// Input per paper: (first author's display name or None, year, title, tiebreak).
 pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> {
+    citation_keys_with(papers, |name, year, title| {
+        citation_base_key(name, year, title)
+    })
+}
+
+/// [`citation_keys`], with each paper's base key (the key before any suffix) given by
+/// `base`, which must give what [`citation_base_key`] does: a long-running process
+/// finds most of them again rather than parse every name and title in every rebuild.
+pub fn citation_keys_with(
+    papers: &[(Option<&str>, u16, &str, &str)],
+    base: impl Fn(Option<&str>, u16, &str) -> String + Sync,
+) -> Vec<String> {
     use rayon::prelude::*;
     let bases: Vec<String> = papers
         .par_iter()
-        .map(|(name, year, title, _)| base_key(*name, *year, title))
+        .map(|(name, year, title, _)| base(*name, *year, title))
         .collect();
     crate::slug::unique_names(bases, |base, sharing, taken| {
         // Sort by everything the paper is, so that the order of the input never matters;
@@ -801,7 +813,9 @@ fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(&word)
 }
 
-fn base_key(name: Option<&str>, year: u16, title: &str) -> String {
+/// A paper's citation key before any suffix: family name, year and first significant
+/// title word (see [`citation_keys`]).
+pub fn citation_base_key(name: Option<&str>, year: u16, title: &str) -> String {
     let mut key = family_key(name);
     if year != 0 {
         key.push_str(&year.to_string());

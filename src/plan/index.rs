@@ -16,6 +16,7 @@ use crate::config::{ExportsMode, SiteConfig};
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{AuthorId, Paper, PaperId, SiteGraph};
+use crate::reuse::Reuse;
 
 /// Everything the outputs of a site are made from.
 pub struct SiteIndex<'a> {
@@ -161,7 +162,8 @@ impl<'a> SiteIndex<'a> {
         let (paper_texts, mut tex_diagnostics) =
             convert_texts(graph, config, &input.memo.texts, input.earlier_texts);
         diagnostics.append(&mut tex_diagnostics);
-        let citation_keys = citation_keys(graph, &profiles, &paper_texts);
+        let citation_keys =
+            citation_keys(graph, &profiles, &paper_texts, &input.memo.citation_bases);
         let author_letters = author_letters(&profiles);
         let author_lists_inline = inline_author_lists(graph, config, &paper_texts, &profiles);
         let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
@@ -358,22 +360,24 @@ fn family_sort_key(name: &str) -> String {
 }
 
 /// Each paper's citation key, unique across the site.
-fn citation_keys(graph: &SiteGraph, profiles: &[Profile], texts: &[Arc<PaperText>]) -> Vec<String> {
-    crate::cite::citation_keys(
-        &graph
-            .papers
-            .iter()
-            .enumerate()
-            .map(|(id, p)| {
-                (
-                    p.authors.first().map(|&a| profiles[a].name.as_str()),
-                    p.year,
-                    texts[id].title_text.as_str(),
-                    p.slug.as_str(),
-                )
-            })
-            .collect::<Vec<_>>(),
-    )
+fn citation_keys(
+    graph: &SiteGraph,
+    profiles: &[Profile],
+    texts: &[Arc<PaperText>],
+    memo: &Reuse<String>,
+) -> Vec<String> {
+    let papers: Vec<_> = (graph.papers.iter().enumerate())
+        .map(|(id, p)| {
+            let first_author = p.authors.first().map(|&a| profiles[a].name.as_str());
+            let title = texts[id].title_text.as_str();
+            (first_author, p.year, title, p.slug.as_str())
+        })
+        .collect();
+    crate::cite::citation_keys_with(&papers, |name, year, title| {
+        let key = || crate::hash::key("citation base key", &(name, year, title));
+        let make = || crate::cite::citation_base_key(name, year, title);
+        String::clone(&memo.get_or(key, make))
+    })
 }
 
 /// Up to `n` papers of an author's `list` (newest first) nearest to paper `id` in it,

@@ -208,12 +208,13 @@ pub struct PlanInput<'a, 'h> {
 }
 
 /// Work a plan can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): TeX conversions of titles and abstracts, and abstracts' normalized
-/// keys (for the slug history).
+/// [`crate::reuse`]): TeX conversions of titles and abstracts, abstracts' normalized
+/// keys (for the slug history), and papers' citation keys before their suffixes.
 #[derive(Default)]
 pub struct PlanMemo {
     texts: Reuse<texts::PaperText>,
     abstract_keys: Reuse<u64>,
+    citation_bases: Reuse<String>,
 }
 
 impl PlanMemo {
@@ -221,12 +222,14 @@ impl PlanMemo {
     pub fn enable(&mut self) {
         self.texts.enable();
         self.abstract_keys.enable();
+        self.citation_bases.enable();
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.texts.finish_build();
         self.abstract_keys.finish_build();
+        self.citation_bases.finish_build();
     }
 }
 
