@@ -326,61 +326,57 @@ impl SearchMemo {
 /// slug) is made of, borrowed from the site's index: the one place that says what a
 /// document reads, for making it ([`DocSource::doc`]) and for its fingerprint
 /// ([`DocSource::hash_into`]).
-enum DocSource<'a> {
-    Author {
-        name: &'a str,
-        path: &'a str,
-        papers: usize,
-    },
-    Paper {
-        title: &'a str,
-        path: &'a str,
-        authors: &'a [crate::graph::AuthorId],
-        year: u16,
-    },
+struct DocSource<'a> {
+    /// `a`: author, `p`: paper.
+    kind: &'static str,
+    /// The author's name or the paper's title.
+    text: &'a str,
+    /// The page's site path.
+    path: &'a str,
+    detail: DocDetail<'a>,
+}
+
+/// What a document's detail line is made of.
+enum DocDetail<'a> {
+    /// An author's number of papers.
+    Papers(usize),
+    /// A paper's authors and year.
+    Authors(&'a [crate::graph::AuthorId], u16),
 }
 
 impl<'a> DocSource<'a> {
     fn of(ix: &'a SiteIndex, doc: usize) -> DocSource<'a> {
         let graph = ix.graph;
         match doc.checked_sub(graph.authors.len()) {
-            None => DocSource::Author {
-                name: &ix.profiles[doc].name,
+            None => DocSource {
+                kind: "a",
+                text: &ix.profiles[doc].name,
                 path: &ix.author_paths[doc],
-                papers: graph.authors[doc].papers.len(),
+                detail: DocDetail::Papers(graph.authors[doc].papers.len()),
             },
-            Some(id) => DocSource::Paper {
-                title: &ix.paper_texts[id].title_text,
+            Some(id) => DocSource {
+                kind: "p",
+                text: &ix.paper_texts[id].title_text,
                 path: &ix.paper_paths[id],
-                authors: &graph.papers[id].authors,
-                year: graph.papers[id].year,
+                detail: DocDetail::Authors(&graph.papers[id].authors, graph.papers[id].year),
             },
         }
     }
 
     /// The document, its link made by `linker` (relative to the site root).
     fn doc(&self, ix: &SiteIndex, linker: &Linker) -> SearchDoc {
-        match *self {
-            DocSource::Author { name, path, papers } => SearchDoc {
-                k: "a",
-                t: name.to_string(),
-                u: linker.href(path),
-                d: format!("{papers} paper{}", if papers == 1 { "" } else { "s" }),
-            },
-            DocSource::Paper {
-                title,
-                path,
-                authors,
-                year,
-            } => {
+        let detail = match self.detail {
+            DocDetail::Papers(n) => format!("{n} paper{}", if n == 1 { "" } else { "s" }),
+            DocDetail::Authors(authors, year) => {
                 let names: Vec<&str> = authors.iter().map(|&a| &*ix.profiles[a].name).collect();
-                SearchDoc {
-                    k: "p",
-                    t: title.to_string(),
-                    u: linker.href(path),
-                    d: format!("{} · {year}", names.join(", ")),
-                }
+                format!("{} · {year}", names.join(", "))
             }
+        };
+        SearchDoc {
+            k: self.kind,
+            t: self.text.to_string(),
+            u: linker.href(self.path),
+            d: detail,
         }
     }
 
@@ -392,22 +388,12 @@ impl<'a> DocSource<'a> {
             hasher.update(&(bytes.len() as u64).to_le_bytes());
             hasher.update(bytes);
         };
-        match *self {
-            DocSource::Author { name, path, papers } => {
-                field(b"a");
-                field(name.as_bytes());
-                field(path.as_bytes());
-                field(&(papers as u64).to_le_bytes());
-            }
-            DocSource::Paper {
-                title,
-                path,
-                authors,
-                year,
-            } => {
-                field(b"p");
-                field(title.as_bytes());
-                field(path.as_bytes());
+        field(self.kind.as_bytes());
+        field(self.text.as_bytes());
+        field(self.path.as_bytes());
+        match self.detail {
+            DocDetail::Papers(n) => field(&(n as u64).to_le_bytes()),
+            DocDetail::Authors(authors, year) => {
                 field(&(authors.len() as u64).to_le_bytes());
                 for &author in authors {
                     field(ix.profiles[author].name.as_bytes());
