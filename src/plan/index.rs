@@ -374,8 +374,11 @@ fn citation_keys(
         })
         .collect();
     crate::cite::citation_keys_with(&papers, |name, year, title| {
-        let key = || crate::hash::key("citation base key", &(name, year, title));
         let make = || crate::cite::citation_base_key(name, year, title);
+        if !memo.is_enabled() {
+            return make();
+        }
+        let key = || crate::hash::key("citation base key", &(name, year, title));
         String::clone(&memo.get_or(key, make))
     })
 }
@@ -434,6 +437,68 @@ mod tests {
         assert_eq!(nearby_papers(&list, 15, 3), [12, 13, 14]);
         assert_eq!(nearby_papers(&[10, 11], 11, 3), [10]);
         assert_eq!(nearby_papers(&[10], 10, 3), Vec::<usize>::new());
+    }
+
+    /// A long-running process finds papers' base keys again: its keys are those a
+    /// build without a memo gives, before and after a change to a name and a title.
+    #[test]
+    fn citation_keys_kept_between_builds_are_those_made_anew() {
+        use crate::records::{Record, RecordFile};
+        let file = |path: &str, author: &str, titles: &[&str]| RecordFile {
+            path: path.into(),
+            author_name: author.into(),
+            declared_count: None,
+            records: (titles.iter().enumerate())
+                .map(|(i, title)| Record {
+                    source: "arXiv".into(),
+                    year: 2024,
+                    title: (*title).into(),
+                    abstract_text: None,
+                    subjects: vec!["math.AG".into()],
+                    line: 9 + 6 * i,
+                })
+                .collect(),
+        };
+        let keys = |files: &[RecordFile], memo: &Reuse<String>| {
+            let graph = crate::graph::link(files);
+            let profiles: Vec<Profile> = (graph.authors.iter())
+                .map(|a| Profile {
+                    name: a.name.clone(),
+                    ..Default::default()
+                })
+                .collect();
+            let config = SiteConfig::default();
+            let (texts, _) = convert_texts(&graph, &config, &Reuse::default(), None);
+            citation_keys(&graph, &profiles, &texts, memo)
+        };
+        let before = [
+            file("a.txt", "Ada Lovelace", &["On Engines", "Engines Again"]),
+            file("b.txt", "Bo Li", &["Tables"]),
+        ];
+        let after = [
+            file("a.txt", "Ada King", &["On Engines", "Looms"]),
+            file("b.txt", "Bo Li", &["Chairs"]),
+        ];
+        let mut memo = Reuse::default();
+        memo.enable();
+        let first = keys(&before, &memo);
+        assert_eq!(first, keys(&before, &Reuse::default()));
+        // In slug order: "Engines Again" and "On Engines" share a base key.
+        let expected = [
+            "lovelace2024engines",
+            "lovelace2024enginesa",
+            "li2024tables",
+        ];
+        assert_eq!(first, expected);
+        memo.finish_build();
+        assert_eq!(
+            memo.len(),
+            3,
+            "a base key for each paper's name, year and title"
+        );
+        let second = keys(&after, &memo);
+        assert_eq!(second, keys(&after, &Reuse::default()));
+        assert_eq!(second, ["li2024chairs", "king2024looms", "king2024engines"]);
     }
 
     #[test]
