@@ -110,45 +110,41 @@ impl TextStore {
             crate::hash::content_hash(text.as_bytes()),
             crate::tex::has_tex(text),
         );
-        self.put_known(text, hash, tex)
-    }
-
-    /// [`TextStore::put`] for a text already made (its hash and TeX test are not
-    /// found again); a stored text stays where it is.
-    pub fn put_text(&self, text: &Text) -> Text {
-        match &text.repr {
-            Repr::Held(content) => self.put_known(content, text.hash, text.tex),
-            Repr::Stored { .. } => text.clone(),
-        }
-    }
-
-    /// Puts `text`, whose [`crate::hash::content_hash`] is `hash` and
-    /// [`crate::tex::has_tex`] is `tex`, in the store.
-    fn put_known(&self, text: &str, hash: u64, tex: bool) -> Text {
         let held = || Text {
             repr: Repr::Held(Arc::from(text)),
             hash,
             tex,
         };
-        let Some(store) = &self.file else {
-            return held();
+        self.store_known(text, hash, tex).unwrap_or_else(held)
+    }
+
+    /// [`TextStore::put`] for a text already made (its hash and TeX test are not
+    /// found again); a stored text, and one that cannot be stored, stays as it is.
+    pub fn put_text(&self, text: &Text) -> Text {
+        let stored = match &text.repr {
+            Repr::Held(content) => self.store_known(content, text.hash, text.tex),
+            Repr::Stored { .. } => None,
         };
-        let Ok(len) = u32::try_from(text.len()) else {
-            return held();
-        };
+        stored.unwrap_or_else(|| text.clone())
+    }
+
+    /// `text`, whose [`crate::hash::content_hash`] is `hash` and
+    /// [`crate::tex::has_tex`] is `tex`, written to the store's file; `None` for a
+    /// store in memory, a text of 4 GiB or more, or a failed write.
+    fn store_known(&self, text: &str, hash: u64, tex: bool) -> Option<Text> {
+        let store = self.file.as_ref()?;
+        let len = u32::try_from(text.len()).ok()?;
         let offset = store.end.fetch_add(u64::from(len), Ordering::Relaxed);
-        match write_all_at(&store.file, text.as_bytes(), offset) {
-            Ok(()) => Text {
-                repr: Repr::Stored {
-                    file: Arc::clone(store),
-                    offset,
-                    len,
-                },
-                hash,
-                tex,
+        write_all_at(&store.file, text.as_bytes(), offset).ok()?;
+        Some(Text {
+            repr: Repr::Stored {
+                file: Arc::clone(store),
+                offset,
+                len,
             },
-            Err(_) => held(),
-        }
+            hash,
+            tex,
+        })
     }
 
     /// Moves the texts held in memory among `texts` into the store with one write (a
@@ -549,6 +545,8 @@ mod tests {
         let text = store.put("Kept in memory.");
         assert!(matches!(text.repr, Repr::Held(_)));
         assert_eq!(&*text.load(), "Kept in memory.");
+        // A text already made stays the same text, not a copy.
+        assert!(store.put_text(&text).same_as(&text));
         assert_eq!(store.failure(), None);
     }
 
