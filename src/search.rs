@@ -121,6 +121,29 @@ fn kept_terms_of(blob: &[u8], terms: usize) -> Option<NumberedTerms> {
     numbered.map(|term| known(&term).then_some(term)).collect()
 }
 
+/// A kept document's terms as words and weights.
+#[cfg(test)]
+pub(crate) type KeptWords = Vec<(String, u32)>;
+
+/// Each document's terms in a kept file, as words and weights in the order they were
+/// found, by key: what the file says whatever numbers its build gave the terms (which
+/// follow the order threads first saw them). `None` if the file has no whole term table.
+#[cfg(test)]
+pub(crate) fn kept_words_by_key(file: &KeptFile) -> Option<Vec<(u64, KeptWords)>> {
+    let table = TermNumbers::from_table(&file.get(term_table_key())?)?;
+    let docs = file.keys().filter(|&key| key != term_table_key());
+    let docs: Vec<u64> = docs.collect();
+    docs.into_iter()
+        .map(|key| {
+            let terms = kept_terms_of(&file.get(key)?, table.terms.len())?;
+            let words = terms
+                .iter()
+                .map(|t| (table.terms[t.number() as usize].to_string(), t.weight()));
+            Some((key, words.collect()))
+        })
+        .collect()
+}
+
 /// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
 const WEIGHTS: [u32; 4] = [0, WEIGHT_TEXT, WEIGHT_SUBJECT, WEIGHT_TITLE];
 
