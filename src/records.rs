@@ -32,6 +32,34 @@ pub struct RecordFile {
     pub records: Vec<Record>,
 }
 
+#[cfg(test)]
+impl RecordFile {
+    /// A record file for tests: `author`'s arXiv papers `titles`, all of `year` in
+    /// `subject`, each with the abstract `abstract_of` gives its title.
+    pub(crate) fn for_test(
+        (path, author): (&str, &str),
+        titles: &[&str],
+        (year, subject): (u16, &str),
+        abstract_of: impl Fn(&str) -> Option<String>,
+    ) -> RecordFile {
+        RecordFile {
+            path: path.into(),
+            author_name: author.into(),
+            declared_count: None,
+            records: (titles.iter().enumerate())
+                .map(|(i, title)| Record {
+                    source: "arXiv".into(),
+                    year,
+                    title: (*title).into(),
+                    abstract_text: abstract_of(title).map(|text| text.as_str().into()),
+                    subjects: vec![subject.into()],
+                    line: 9 + 6 * i,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// One publication record in a record file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {

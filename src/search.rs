@@ -1718,22 +1718,13 @@ mod tests {
         titles: &[&str],
         year: u16,
     ) -> crate::records::RecordFile {
-        use crate::records::{Record, RecordFile};
-        RecordFile {
-            path: path.into(),
-            author_name: author.into(),
-            declared_count: None,
-            records: (titles.iter().enumerate())
-                .map(|(i, title)| Record {
-                    source: "arXiv".into(),
-                    year,
-                    title: (*title).into(),
-                    abstract_text: Some(format!("Quantum {title} abstract.").as_str().into()),
-                    subjects: vec!["quant-ph".into()],
-                    line: 9 + 6 * i,
-                })
-                .collect(),
-        }
+        let abstract_of = |title: &str| Some(format!("Quantum {title} abstract."));
+        crate::records::RecordFile::for_test(
+            (path, author),
+            titles,
+            (year, "quant-ph"),
+            abstract_of,
+        )
     }
 
     /// The site of `files` with `config`, planned, and the files of its search index

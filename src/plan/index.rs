@@ -443,21 +443,9 @@ mod tests {
     /// build without a memo gives, before and after a change to a name and a title.
     #[test]
     fn citation_keys_kept_between_builds_are_those_made_anew() {
-        use crate::records::{Record, RecordFile};
-        let file = |path: &str, author: &str, titles: &[&str]| RecordFile {
-            path: path.into(),
-            author_name: author.into(),
-            declared_count: None,
-            records: (titles.iter().enumerate())
-                .map(|(i, title)| Record {
-                    source: "arXiv".into(),
-                    year: 2024,
-                    title: (*title).into(),
-                    abstract_text: None,
-                    subjects: vec!["math.AG".into()],
-                    line: 9 + 6 * i,
-                })
-                .collect(),
+        use crate::records::RecordFile;
+        let file = |path: &str, author: &str, titles: &[&str]| {
+            RecordFile::for_test((path, author), titles, (2024, "math.AG"), |_| None)
         };
         let keys = |files: &[RecordFile], memo: &Reuse<String>| {
             let graph = crate::graph::link(files);
