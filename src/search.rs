@@ -131,9 +131,7 @@ pub(crate) type KeptWords = Vec<(String, u32)>;
 #[cfg(test)]
 pub(crate) fn kept_words_by_key(file: &KeptFile) -> Option<Vec<(u64, KeptWords)>> {
     let table = TermNumbers::from_table(&file.get(term_table_key())?)?;
-    let docs = file.keys().filter(|&key| key != term_table_key());
-    let docs: Vec<u64> = docs.collect();
-    docs.into_iter()
+    (file.keys().filter(|&key| key != term_table_key()))
         .map(|key| {
             let terms = kept_terms_of(&file.get(key)?, table.terms.len())?;
             let words = terms

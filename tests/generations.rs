@@ -287,8 +287,8 @@ fn a_build_killed_at_any_moment_leaves_a_whole_old_or_new_site() {
 
     let mut shows_new = false;
     let (mut saw_old, mut saw_new) = (0, 0);
-    // Kills at 0 to 2.3 times a whole build's time; on a busy machine, where no build
-    // finished by then, at twice those times for the next eight.
+    // Kills at 0 to 2.3 times a whole build's time; on a busy machine, each eight kills
+    // that found no build finished make the next eight's delays twice as long.
     let mut scale = 1;
     for i in 0..32u32 {
         if i >= 16 && saw_new > 0 {
