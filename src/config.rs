@@ -31,6 +31,9 @@ pub struct SiteConfig {
     /// Defaults to true when `base_url` is set; file links also work when the site is
     /// opened straight from disk.
     pub pretty_urls: Option<bool>,
+    /// Whether each author's and paper's page is a folder (`papers/<slug>/index.html`)
+    /// or one file (`papers/<slug>.html`), with the files that belong to it beside it.
+    pub page_layout: PageLayout,
     /// How many of the newest papers each Atom feed lists (0: every paper). The full
     /// lists are in the authors' publication exports.
     pub feed_limit: usize,
@@ -65,6 +68,21 @@ pub struct RecordFileSettings {
     /// Where each key was written (see [`AuthorDetails::written_at`]).
     #[serde(skip)]
     pub written_at: BTreeMap<String, Location>,
+}
+
+/// How each author's and paper's page is laid out on disk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageLayout {
+    /// A folder a page: `papers/<slug>/index.html`, published at `/papers/<slug>/`, with
+    /// its feed and downloads inside (`authors/<slug>/atom.xml`).
+    #[default]
+    Folders,
+    /// A file a page: `papers/<slug>.html`, with its feed and downloads beside it
+    /// (`authors/<slug>.atom.xml`) and an author's further pages in a folder
+    /// (`authors/<slug>/page/2.html`). A folder costs a whole disk block on most file
+    /// systems (4 KB), so this is a folder fewer per author and paper.
+    Files,
 }
 
 /// How readers get the BibTeX, RIS and CSL-JSON of a paper or an author's papers.
@@ -108,6 +126,7 @@ impl Default for SiteConfig {
             base_url: None,
             language: "en".into(),
             pretty_urls: None,
+            page_layout: PageLayout::default(),
             feed_limit: DEFAULT_FEED_LIMIT,
             feed_summary: FeedSummary::default(),
             exports: ExportsMode::default(),

@@ -800,7 +800,8 @@ fn content_type(path: &Path) -> &'static str {
         .and_then(|name| name.to_str())
         .unwrap_or_default()
         .to_ascii_lowercase();
-    if name == "atom.xml" {
+    // A feed is `atom.xml`, or `<page>.atom.xml` beside a page that is a file.
+    if name == "atom.xml" || name.ends_with(".atom.xml") {
         return "application/atom+xml; charset=utf-8";
     }
     let extension = name.rsplit_once('.').map_or("", |(_, extension)| extension);
@@ -955,6 +956,7 @@ mod tests {
             );
             write("authors/zhu/publications.ris", "TY  - GEN\nER  - \n");
             write("authors/zhu/atom.xml", "<feed/>");
+            write("authors/zhu.atom.xml", "<feed/>");
             write("atom.xml", "<feed></body></feed>");
             write("sitemap.xml", "<urlset/>");
             write("style.css", "body { color: black; } /* </body> */");
@@ -1054,6 +1056,10 @@ mod tests {
             ("/style.css", "text/css; charset=utf-8"),
             ("/site.js", "application/javascript; charset=utf-8"),
             ("/atom.xml", "application/atom+xml; charset=utf-8"),
+            (
+                "/authors/zhu.atom.xml",
+                "application/atom+xml; charset=utf-8",
+            ),
             (
                 "/authors/zhu/atom.xml",
                 "application/atom+xml; charset=utf-8",

@@ -882,3 +882,103 @@ fn home_lists_authors_by_paper_count_then_by_slug() {
         ]
     );
 }
+
+#[test]
+fn pages_as_files_keep_links_downloads_feeds_further_pages_and_redirects() {
+    let papers: Vec<(u16, String, String, &str)> = (0..450)
+        .map(|i| {
+            let (year, title) = (2000 + (i / 30) as u16, format!("Numbered Paper {i}"));
+            (year, title, format!("Abstract {i}."), "cs.LG")
+        })
+        .collect();
+    let site = Site::seeds();
+    site.file("content/records/p.txt", record_file("Pro Lific", &papers));
+    site.build();
+    let feed_ids = |feed: &str| -> Vec<String> {
+        (feed.split("<id>").skip(1))
+            .map(|rest| rest[..rest.find("</id>").unwrap()].to_string())
+            .collect()
+    };
+    let ids_in_folders = feed_ids(&site.output("authors/pro-lific/atom.xml"));
+    assert!(ids_in_folders.len() > 10);
+
+    // The same site laid out a file a page, built over the folders.
+    site.file("profilegen.yaml", "page_layout: files\nexports: files\n");
+    site.build();
+    let files = site.output_tree();
+    let folders: std::collections::BTreeSet<&str> = (files.iter())
+        .filter_map(|(path, _)| path.rsplit_once('/').map(|(folder, _)| folder))
+        .filter(|folder| folder.starts_with("authors") || folder.starts_with("papers"))
+        .collect();
+    assert_eq!(
+        folders.into_iter().collect::<Vec<_>>(),
+        ["authors", "authors/pro-lific/page", "papers"],
+        "no folder an author or paper, but for an author's further pages"
+    );
+    let papers_data = site.data("papers");
+    for paper in papers_data.as_array().unwrap() {
+        let slug = paper["id"].as_str().unwrap();
+        let page = site.output(&format!("papers/{slug}.html"));
+        assert!(page.contains("<article class=\"paper\">"), "{slug}");
+        assert!(
+            page.contains(&format!("href=\"{slug}.cite.bib\"")),
+            "downloads beside the page: {slug}"
+        );
+        assert!(site
+            .output(&format!("papers/{slug}.cite.ris"))
+            .contains("TY  - "));
+    }
+    let first = site.output("authors/pro-lific.html");
+    let second = site.output("authors/pro-lific/page/2.html");
+    assert_eq!(first.matches("class=\"paper-item\"").count(), 400);
+    assert_eq!(second.matches("class=\"paper-item\"").count(), 50);
+    assert!(
+        first.contains("href=\"pro-lific/page/2.html\" rel=\"next\""),
+        "{first}"
+    );
+    assert!(
+        first.contains("href=\"pro-lific.atom.xml\""),
+        "the feed beside the page"
+    );
+    assert!(site
+        .output("authors/pro-lific.publications.bib")
+        .contains("Numbered Paper 449"));
+    assert_eq!(
+        feed_ids(&site.output("authors/pro-lific.atom.xml")),
+        ids_in_folders,
+        "a feed entry keeps its id in either layout"
+    );
+    assert!(site
+        .output("sitemap.xml")
+        .contains("<loc>/authors/pro-lific/page/2.html</loc>"));
+    let (checked, broken) = common::broken_links(&files);
+    assert_eq!(broken, Vec::<String>::new());
+    assert!(checked > 5000, "only {checked} links checked");
+    let without_page: Vec<_> = (files.iter())
+        .filter(|(path, _)| path != "authors/pro-lific.html")
+        .cloned()
+        .collect();
+    assert!(!common::broken_links(&without_page).1.is_empty());
+
+    // Built over the folders, the site is what a clean build makes.
+    let clean = Site::seeds();
+    clean.file("content/records/p.txt", record_file("Pro Lific", &papers));
+    clean.file("profilegen.yaml", "page_layout: files\nexports: files\n");
+    clean.build();
+    assert!(clean.output_tree() == files, "the same as a clean build");
+
+    // A paper whose title changes leaves a redirect file at its old page.
+    let mut renamed = papers.clone();
+    renamed[7].1 = "Renamed Paper Seven".to_string();
+    site.file("content/records/p.txt", record_file("Pro Lific", &renamed));
+    site.build();
+    let old = site.output("papers/numbered-paper-7-2000.html");
+    assert!(
+        old.contains("content=\"0; url=renamed-paper-seven-2000.html\""),
+        "{old}"
+    );
+    assert_eq!(
+        site.output("_redirects"),
+        "/papers/numbered-paper-7-2000.html /papers/renamed-paper-seven-2000.html 301\n"
+    );
+}

@@ -166,14 +166,20 @@ impl<'a> SiteIndex<'a> {
             citation_keys(graph, &profiles, &paper_texts, &input.memo.citation_bases);
         let author_letters = author_letters(&profiles);
         let author_lists_inline = inline_author_lists(graph, config, &paper_texts, &profiles);
-        let paper_paths: Vec<String> = graph.papers.iter().map(paper_path).collect();
-        let author_paths: Vec<String> = graph.authors.iter().map(author_path).collect();
+        let layout = config.page_layout;
+        let paper_paths: Vec<String> = (graph.papers.iter())
+            .map(|paper| paper_path(&paper.slug, layout))
+            .collect();
+        let author_paths: Vec<String> = (graph.authors.iter())
+            .map(|author| author_path(&author.slug, layout))
+            .collect();
         let (redirects, slug_history) = plan_redirects(
             graph,
             &author_paths,
             &paper_paths,
             input.history,
             &input.memo.abstract_keys,
+            layout,
         );
         let mut index = SiteIndex {
             graph,

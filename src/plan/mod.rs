@@ -387,15 +387,11 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
         OutputKind::Redirect(n) => (paths::output_path(&index.redirects[*n].from), None),
         OutputKind::RedirectsList => ("_redirects".into(), None),
         OutputKind::PaperCitation(id, format) => (
-            format!("{}cite.{}", index.paper_paths[*id], format.extension()),
+            paths::download_path(&index.paper_paths[*id], "cite", format.extension()),
             None,
         ),
         OutputKind::AuthorCitations(id, format) => (
-            format!(
-                "{}publications.{}",
-                index.author_paths[*id],
-                format.extension()
-            ),
+            paths::download_path(&index.author_paths[*id], "publications", format.extension()),
             None,
         ),
     }
@@ -430,8 +426,8 @@ pub fn data_shard_path(what: &str, n: usize) -> String {
 pub fn feed_path(index: &SiteIndex, kind: &FeedKind) -> String {
     match kind {
         FeedKind::Site => "atom.xml".into(),
-        FeedKind::Author(id) => format!("{}atom.xml", index.author_paths[*id]),
-        FeedKind::Subject(code) => format!("{}atom.xml", paths::subject_path(code)),
+        FeedKind::Author(id) => paths::beside(&index.author_paths[*id], "atom.xml"),
+        FeedKind::Subject(code) => paths::beside(&paths::subject_path(code), "atom.xml"),
     }
 }
 

@@ -1,8 +1,7 @@
 //! Where things are: the site path of every page, the links between pages (relative, so
 //! that a site works under any path and from disk) and the published URLs.
 
-use crate::config::SiteConfig;
-use crate::graph::{Author, Paper};
+use crate::config::{PageLayout, SiteConfig};
 use crate::slug::subject_segment;
 use crate::taxonomy::category_name;
 
@@ -64,14 +63,41 @@ impl Linker {
     }
 }
 
-/// Site path of an author page.
-pub fn author_path(author: &Author) -> String {
-    format!("authors/{}/", author.slug)
+/// Site path of the page of the author with slug `slug`: `authors/<slug>/`, or
+/// `authors/<slug>.html` in the [`PageLayout::Files`] layout.
+pub fn author_path(slug: &str, layout: PageLayout) -> String {
+    entity_path("authors", slug, layout)
 }
 
-/// Site path of a paper page.
-pub fn paper_path(paper: &Paper) -> String {
-    format!("papers/{}/", paper.slug)
+/// Site path of the page of the paper with slug `slug`: `papers/<slug>/`, or
+/// `papers/<slug>.html` in the [`PageLayout::Files`] layout.
+pub fn paper_path(slug: &str, layout: PageLayout) -> String {
+    entity_path("papers", slug, layout)
+}
+
+fn entity_path(folder: &str, slug: &str, layout: PageLayout) -> String {
+    match layout {
+        PageLayout::Folders => format!("{folder}/{slug}/"),
+        PageLayout::Files => format!("{folder}/{slug}.html"),
+    }
+}
+
+/// The slug of an author's or paper's page path in either layout (`authors/<slug>/`,
+/// `papers/<slug>.html`), if it is one.
+pub fn entity_slug(path: &str) -> Option<&str> {
+    let rest = (path.strip_prefix("authors/")).or_else(|| path.strip_prefix("papers/"))?;
+    let slug = (rest.strip_suffix('/')).or_else(|| rest.strip_suffix(".html"))?;
+    crate::slug::is_slug(slug).then_some(slug)
+}
+
+/// The site path of a file that belongs to the page at `page_path`: `name` inside the
+/// page's folder (`authors/x/atom.xml`), or beside a page that is a file, after its
+/// name (`authors/x.atom.xml`).
+pub fn beside(page_path: &str, name: &str) -> String {
+    match page_path.strip_suffix(".html") {
+        Some(stem) => format!("{stem}.{name}"),
+        None => format!("{page_path}{name}"),
+    }
 }
 
 /// Site path of a subject page.
@@ -120,12 +146,20 @@ pub fn page_of<T>(list: &[T], page: usize) -> &[T] {
     &list[start..start.saturating_add(PAGE_SIZE).min(list.len())]
 }
 
-/// Site path of page `page` (from 0) of a list whose first page is `base`.
+/// The site path of a page's download `<stem>.<extension>` (`cite.bib` of a paper,
+/// `publications.ris` of an author), [`beside`] the page.
+pub fn download_path(page_path: &str, stem: &str, extension: &str) -> String {
+    beside(page_path, &format!("{stem}.{extension}"))
+}
+
+/// Site path of page `page` (from 0) of a list whose first page is `base`: `base`
+/// itself, then `<base>page/2/` (or `<stem>/page/2.html` after a page that is a file,
+/// `authors/x.html`).
 pub fn paged_path(base: &str, page: usize) -> String {
-    if page == 0 {
-        base.to_string()
-    } else {
-        format!("{base}page/{}/", page + 1)
+    match (page, base.strip_suffix(".html")) {
+        (0, _) => base.to_string(),
+        (_, Some(stem)) => format!("{stem}/page/{}.html", page + 1),
+        (_, None) => format!("{base}page/{}/", page + 1),
     }
 }
 
@@ -138,13 +172,32 @@ pub fn public_url(config: &SiteConfig, site_path: &str) -> String {
     }
 }
 
+/// The path of the same page or file in the [`PageLayout::Folders`] layout:
+/// `papers/x.html` -> `papers/x/`, `authors/x.atom.xml` -> `authors/x/atom.xml`; any
+/// other path is itself.
+fn in_folders(site_path: &str) -> std::borrow::Cow<'_, str> {
+    let Some((folder, name)) = site_path.split_once('/') else {
+        return site_path.into();
+    };
+    let beside_page = (name.split_once('.'))
+        .filter(|(slug, _)| matches!(folder, "authors" | "papers") && crate::slug::is_slug(slug));
+    match beside_page {
+        Some((slug, "html")) => format!("{folder}/{slug}/").into(),
+        Some((slug, file)) => format!("{folder}/{slug}/{file}").into(),
+        None => site_path.into(),
+    }
+}
+
 /// An identifier for a site path: its absolute URL with a base URL, a `urn:` otherwise.
 pub fn stable_id(config: &SiteConfig, site_path: &str) -> String {
     match &config.base_url {
         Some(base) => format!("{base}{site_path}"),
+        // The same in either page layout: a feed and its entries keep their ids.
         None => format!(
             "urn:profilegen:{}",
-            site_path.trim_end_matches('/').replace('/', ":")
+            in_folders(site_path)
+                .trim_end_matches('/')
+                .replace('/', ":")
         ),
     }
 }
@@ -189,5 +242,83 @@ mod tests {
         assert_eq!(letter_path("#"), "authors/_other/");
         assert!(!crate::slug::is_slug("_a"), "never an author's slug");
         assert_eq!(year_path(2026), "years/2026/");
+    }
+
+    #[test]
+    fn pages_as_folders_or_files() {
+        let (folders, files) = (PageLayout::Folders, PageLayout::Files);
+        assert_eq!(author_path("ada", folders), "authors/ada/");
+        assert_eq!(author_path("ada", files), "authors/ada.html");
+        assert_eq!(paper_path("notes-2024", folders), "papers/notes-2024/");
+        assert_eq!(paper_path("notes-2024", files), "papers/notes-2024.html");
+        assert_eq!(
+            output_path("papers/notes-2024.html"),
+            "papers/notes-2024.html"
+        );
+        // What belongs to a page goes inside its folder or beside its file.
+        assert_eq!(beside("authors/ada/", "atom.xml"), "authors/ada/atom.xml");
+        assert_eq!(
+            beside("authors/ada.html", "atom.xml"),
+            "authors/ada.atom.xml"
+        );
+        assert_eq!(
+            download_path("papers/n.html", "cite", "bib"),
+            "papers/n.cite.bib"
+        );
+        assert_eq!(
+            download_path("papers/n/", "cite", "bib"),
+            "papers/n/cite.bib"
+        );
+        assert_eq!(
+            beside("subjects/cs.DC/", "atom.xml"),
+            "subjects/cs.DC/atom.xml"
+        );
+        // Further pages of a list.
+        assert_eq!(paged_path("authors/ada/", 0), "authors/ada/");
+        assert_eq!(paged_path("authors/ada/", 2), "authors/ada/page/3/");
+        assert_eq!(paged_path("authors/ada.html", 0), "authors/ada.html");
+        assert_eq!(paged_path("authors/ada.html", 1), "authors/ada/page/2.html");
+        // A file is linked as itself, whether directories are linked pretty or not.
+        for pretty in [true, false] {
+            let linker = Linker::for_path("papers/n.html", pretty);
+            assert_eq!(linker.href("authors/ada.html"), "../authors/ada.html");
+            assert_eq!(linker.href("papers/m.html"), "m.html");
+            assert_eq!(linker.href("papers/n.cite.bib"), "n.cite.bib");
+        }
+        let paged = Linker::for_path("authors/ada/page/2.html", false);
+        assert_eq!(paged.href("authors/ada.html"), "../../../authors/ada.html");
+        assert_eq!(paged.href("papers/n.html"), "../../../papers/n.html");
+        // Slugs read back from either layout; nothing else is a page's path.
+        assert_eq!(entity_slug("authors/ada/"), Some("ada"));
+        assert_eq!(entity_slug("papers/notes-2024.html"), Some("notes-2024"));
+        for other in [
+            "authors/_a/",
+            "authors/ada",
+            "authors/a/b/",
+            "subjects/x/",
+            "papers/.html",
+        ] {
+            assert_eq!(entity_slug(other), None, "{other}");
+        }
+        // A feed entry's id does not depend on the layout.
+        let config = SiteConfig::default();
+        for (file, folder) in [
+            ("papers/notes-2024.html", "papers/notes-2024/"),
+            ("authors/ada.atom.xml", "authors/ada/atom.xml"),
+        ] {
+            assert_eq!(stable_id(&config, file), stable_id(&config, folder));
+        }
+        assert_eq!(
+            stable_id(&config, "authors/ada.atom.xml"),
+            "urn:profilegen:authors:ada:atom.xml"
+        );
+        for other in [
+            "subjects/cs.DC/atom.xml",
+            "atom.xml",
+            "authors/_a/",
+            "404.html",
+        ] {
+            assert_eq!(in_folders(other), other);
+        }
     }
 }

@@ -19,6 +19,8 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::paths::{author_path, entity_slug, paper_path};
+use crate::config::PageLayout;
 use crate::graph::{Author, AuthorId, Paper, PaperId, SiteGraph};
 use crate::hash::{self, content_hash, ByHash, HashRuns};
 use crate::normalize::text_key_hash;
@@ -138,6 +140,7 @@ pub fn plan_redirects(
     paper_paths: &[String],
     history: &SlugHistory,
     abstract_keys: &Reuse<u64>,
+    layout: PageLayout,
 ) -> (Vec<Redirect>, SlugHistory) {
     // Made only when a redirect may be needed: most builds have none to consider.
     let target_of_path = std::cell::OnceCell::new();
@@ -173,21 +176,21 @@ pub fn plan_redirects(
         }
     };
     for (slug, id) in &graph.former_author_slugs {
-        add(format!("authors/{slug}/"), RedirectTarget::Author(*id));
+        add(author_path(slug, layout), RedirectTarget::Author(*id));
     }
     let author_of_identity = first_by_identity(&author_identities);
     // An author or paper whose slug is the one it had is its own page: no redirect.
     for (slug, identity) in &history.authors {
         let id = author_of_identity.get(identity).copied();
         if let Some(id) = id.filter(|&id| graph.authors[id].slug != *slug) {
-            add(format!("authors/{slug}/"), RedirectTarget::Author(id));
+            add(author_path(slug, layout), RedirectTarget::Author(id));
         }
     }
     let paper_of_identity = first_by_identity(&paper_identities);
     for (slug, identity) in &history.papers {
         let id = paper_of_identity.get(identity).copied();
         if let Some(id) = id.filter(|&id| graph.papers[id].slug != *slug) {
-            add(format!("papers/{slug}/"), RedirectTarget::Paper(id));
+            add(paper_path(slug, layout), RedirectTarget::Paper(id));
         }
     }
     if !history.redirects.is_empty() {
@@ -229,14 +232,10 @@ pub fn plan_redirects(
 }
 
 /// Whether `path` is where an author or a paper page can be (`authors/<slug>/`,
-/// `papers/<slug>/`): what a remembered path must be to become a redirect, however the
-/// cache it was read from came to be.
+/// `papers/<slug>.html`): what a remembered path must be to become a redirect, however
+/// the cache it was read from came to be.
 fn is_page_path(path: &str) -> bool {
-    let slug = path
-        .strip_prefix("authors/")
-        .or_else(|| path.strip_prefix("papers/"))
-        .and_then(|rest| rest.strip_suffix('/'));
-    slug.is_some_and(crate::slug::is_slug)
+    entity_slug(path).is_some()
 }
 
 /// The first index holding each identity (identities held by several are ambiguous:
@@ -299,17 +298,15 @@ mod tests {
         graph: &SiteGraph,
         history: &SlugHistory,
     ) -> (Vec<(String, String)>, SlugHistory) {
-        let authors: Vec<String> = graph
-            .authors
-            .iter()
-            .map(crate::plan::paths::author_path)
+        let layout = PageLayout::Folders;
+        let authors: Vec<String> = (graph.authors.iter())
+            .map(|author| author_path(&author.slug, layout))
             .collect();
-        let papers: Vec<String> = graph
-            .papers
-            .iter()
-            .map(crate::plan::paths::paper_path)
+        let papers: Vec<String> = (graph.papers.iter())
+            .map(|paper| paper_path(&paper.slug, layout))
             .collect();
-        let (list, next) = plan_redirects(graph, &authors, &papers, history, &Reuse::default());
+        let (list, next) =
+            plan_redirects(graph, &authors, &papers, history, &Reuse::default(), layout);
         let shown = list
             .iter()
             .map(|r| {

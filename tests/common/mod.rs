@@ -225,6 +225,53 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// Checks every internal link and asset reference (`href`, `src`) of the HTML pages of
+/// `files` (an output tree; the 404 page, linked from anywhere, is left out): each must
+/// be a file of the tree, a folder's link its `index.html`. Returns how many links were
+/// checked and the broken ones, as `page: link -> resolved path`.
+pub fn broken_links(files: &[(String, Vec<u8>)]) -> (usize, Vec<String>) {
+    let names: std::collections::HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    let (mut checked, mut broken) = (0, Vec::new());
+    for (path, bytes) in files
+        .iter()
+        .filter(|(p, _)| p.ends_with(".html") && p != "404.html")
+    {
+        let html = String::from_utf8_lossy(bytes);
+        let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+        for part in html
+            .split(" href=\"")
+            .skip(1)
+            .chain(html.split(" src=\"").skip(1))
+        {
+            let target = &part[..part.find('"').unwrap()];
+            if ["http", "#", "mailto:", "data:"]
+                .iter()
+                .any(|scheme| target.starts_with(scheme))
+            {
+                continue;
+            }
+            let target = target.split('#').next().unwrap();
+            // Root-relative (canonical links without a base_url) resolve from the site root.
+            let resolved = match target.strip_prefix('/') {
+                Some(rest) => normalize(rest),
+                None => normalize(&format!("{dir}/{target}")),
+            };
+            let resolved = if target.ends_with('/') || target.is_empty() || resolved.is_empty() {
+                format!("{resolved}/index.html")
+                    .trim_start_matches('/')
+                    .to_string()
+            } else {
+                resolved
+            };
+            if !names.contains(resolved.as_str()) {
+                broken.push(format!("{path}: {target} -> {resolved}"));
+            }
+            checked += 1;
+        }
+    }
+    (checked, broken)
+}
+
 /// Paths of pages one level below a section: `<section>/<slug>/index.html`.
 pub fn pages_in(files: &[(String, Vec<u8>)], section: &str) -> Vec<String> {
     files

@@ -11,7 +11,7 @@ use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
 use crate::config::ExportsMode;
 use crate::graph::{AuthorId, PaperId};
 use crate::hash;
-use crate::plan::paths::Linker;
+use crate::plan::paths::{download_path, Linker};
 use crate::plan::{data_shard_path, CitationFormat};
 use crate::text_store::Text;
 
@@ -292,13 +292,10 @@ pub(super) struct BriefCitation {
 fn file_links(linker: &Linker, site_path: &str, stem: &str) -> Vec<ExportLink> {
     CitationFormat::ALL
         .iter()
-        .map(|f| {
-            let file_name = format!("{stem}.{}", f.extension());
-            ExportLink {
-                format: f.label(),
-                href: linker.href(&format!("{site_path}{file_name}")),
-                file_name,
-            }
+        .map(|f| ExportLink {
+            format: f.label(),
+            href: linker.href(&download_path(site_path, stem, f.extension())),
+            file_name: format!("{stem}.{}", f.extension()),
         })
         .collect()
 }
