@@ -39,15 +39,19 @@ function formulaPages() {
   const papers = path.join(root, 'papers');
   const found = [];
   for (const entry of fs.existsSync(papers) ? fs.readdirSync(papers).sort() : []) {
-    const file = path.join(papers, entry, 'index.html');
+    // A paper page is a folder (papers/<slug>/index.html) or, with `page_layout: files`,
+    // a file (papers/<slug>.html).
+    const isFile = entry.endsWith('.html');
+    const file = isFile ? path.join(papers, entry) : path.join(papers, entry, 'index.html');
     if (!fs.existsSync(file)) continue;
+    const url = isFile ? `/papers/${entry}` : `/papers/${entry}/`;
     const html = fs.readFileSync(file, 'utf8');
     let best = null;
     let longestDisplay = 0;
     for (const match of html.matchAll(ANNOTATION)) {
       const length = match[2].length;
       if (match[1] === 'block') longestDisplay = Math.max(longestDisplay, length);
-      if (!best || length > best.length) best = { url: `/papers/${entry}/`, length };
+      if (!best || length > best.length) best = { url, length };
     }
     if (best) found.push({ ...best, longestDisplay });
   }
