@@ -29,6 +29,9 @@
 //!   as `\operatorname*`; `\pod`; `\dddot`; the Russian function names (`\tg`, `\ctg`,
 //!   `\arctg`, ...) and `\plim`; phantoms as nothing and `\smash`, `\rlap` and the like
 //!   as their argument;
+//! * a text command whose argument holds math (`\text{ cm$^{-3}$}`,
+//!   `\textit{$R$-convex}`), which the converter does not read in text, as stretches of
+//!   text with the math between them (`\text{ cm}{^{-3}}`);
 //! * `\H`, the double acute accent, as KaTeX reads it in math too;
 //! * `\operatorname{..}`, `\operatorname*{..}` and `\mathop{..}` whose argument holds
 //!   commands or scripts (`\operatorname{\mathsf{lex}}`): the converter would show that
@@ -429,6 +432,20 @@ fn replace_bars(tex: &str, (bar, double_bar): (&str, Option<&str>), every_bar: b
     out
 }
 
+/// The command a text command of math becomes around stretches of its text when its
+/// argument holds math (see `Rewriter::text_with_math`).
+fn text_command(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "text" | "mbox" | "hbox" | "textnormal" | "textup" | "textmd" => "\\text",
+        "textit" | "emph" | "textsl" => "\\textit",
+        "textbf" => "\\textbf",
+        "textrm" => "\\textrm",
+        "textsf" => "\\textsf",
+        "texttt" => "\\texttt",
+        _ => return None,
+    })
+}
+
 /// Whether the control word `name` is rewritten by [`rewrite_math`].
 fn is_rewritten(name: &str) -> bool {
     replacement(name).is_some()
@@ -449,11 +466,15 @@ pub(crate) fn rewrite_math(tex: &str) -> Cow<'_, str> {
     let mut any = false;
     while pos < tex.len() {
         let spanned = token_at(tex, pos);
-        if let Token::ControlWord(name) = spanned.token {
-            if is_rewritten(name) {
-                any = true;
-                break;
-            }
+        let rewritten = match spanned.token {
+            Token::ControlWord(name) => is_rewritten(name),
+            // Math nested in a text command's argument.
+            Token::Dollar => true,
+            _ => false,
+        };
+        if rewritten {
+            any = true;
+            break;
         }
         pos = spanned.end;
     }
@@ -549,6 +570,10 @@ impl Rewriter<'_> {
                     }
                 }
                 Token::ControlWord(name) => {
+                    if let Some(next) = self.text_with_math(name, pos, to, depth) {
+                        pos = next;
+                        continue;
+                    }
                     if let Some(replacement) = replacement(name) {
                         self.out.push_str(replacement);
                         continue;
@@ -593,6 +618,62 @@ impl Rewriter<'_> {
             }
             self.out.push_str(&self.tex[spanned.start..spanned.end]);
         }
+    }
+
+    /// Writes a text command (`\text`, `\textit`, `\mbox`, ...: the control word `name`,
+    /// which ends at `pos`) whose argument holds math (`\text{ cm$^{-3}$}`,
+    /// `\textit{$R$-convex spaces}`), which the converter does not read in text: each
+    /// stretch of text as the command, each math between them as a group
+    /// (`\text{ cm}{^{-3}}`). Returns where to go on; None, writing nothing, for any
+    /// other command, or an argument without math at its top level in `$` pairs.
+    fn text_with_math(&mut self, name: &str, pos: usize, to: usize, depth: usize) -> Option<usize> {
+        let command = text_command(name)?;
+        if self.tex.as_bytes().get(pos) != Some(&b'{') {
+            return None;
+        }
+        let close = self.closing(pos, to)?;
+        let dollars = self.top_level_dollars(pos + 1, close)?;
+        let mut text_from = pos + 1;
+        let text = |rewriter: &mut Self, from: usize, to: usize| {
+            if from < to {
+                rewriter.out.push_str(command);
+                rewriter.out.push('{');
+                rewriter.tokens(from, to, depth + 1);
+                rewriter.out.push('}');
+            }
+        };
+        for pair in dollars.chunks(2) {
+            text(self, text_from, pair[0]);
+            self.out.push('{');
+            self.region(pair[0] + 1, pair[1], depth + 1);
+            self.out.push('}');
+            text_from = pair[1] + 1;
+        }
+        text(self, text_from, close);
+        Some(close + 1)
+    }
+
+    /// Where the `$`s at the top level of `tex[from..to]` are, when there are some and
+    /// they pair up (none of them `$$`).
+    fn top_level_dollars(&self, from: usize, to: usize) -> Option<Vec<usize>> {
+        let mut dollars = Vec::new();
+        let mut pos = from;
+        while pos < to {
+            let spanned = token_at(&self.tex[..to], pos);
+            match spanned.token {
+                Token::BeginGroup => {
+                    if let Some(close) = self.closing(pos, to) {
+                        pos = close + 1;
+                        continue;
+                    }
+                }
+                Token::Dollar => dollars.push(spanned.start),
+                Token::DoubleDollar => return None,
+                _ => {}
+            }
+            pos = spanned.end;
+        }
+        (!dollars.is_empty() && dollars.len() % 2 == 0).then_some(dollars)
     }
 
     /// Writes `\operatorname` or `\mathop` (the control word `name`, which ends at `pos`)
@@ -708,6 +789,32 @@ mod tests {
 
     fn rewrite(tex: &str) -> String {
         rewrite_math(tex).into_owned()
+    }
+
+    #[test]
+    fn math_in_a_text_command_is_a_group_between_stretches_of_text() {
+        assert_eq!(
+            rewrite(r"3\times10^{19}\text{ cm$^{-3}$}"),
+            r"3\times10^{19}\text{ cm}{^{-3}}"
+        );
+        assert_eq!(
+            rewrite(r"\textit{$\mathscr{C}$-generated spaces}"),
+            r"{\mathcal{C}}\textit{-generated spaces}"
+        );
+        assert_eq!(
+            rewrite(r"\mbox{left $R$ and $S$}"),
+            r"\text{left }{R}\text{ and }{S}"
+        );
+        assert_eq!(rewrite(r"\emph{$x$}"), r"{x}");
+        // Unpaired, `$$`, or deeper in the argument: left as they are.
+        for kept in [
+            r"\text{a $b}",
+            r"\text{a $$b$$}",
+            r"\text{a {$b$}}",
+            r"\mathrm{$b$}",
+        ] {
+            assert_eq!(rewrite(kept), kept);
+        }
     }
 
     #[test]

@@ -20,7 +20,9 @@
 //! as `\$` always is. A space after the opening `$` or before the closing one is allowed, as
 //! arXiv readers see it, when the math is clearly TeX: it holds a command or a script, its
 //! braces pair up and it does not start with a digit (`$ \vec B $` is math, `$ 5 or $ 10` is
-//! not).
+//! not). A `$` inside a group the math opened is math nested in a text
+//! command (`$3\times10^{19}\text{ cm$^{-3}$}$`) when the group closes and a `$` that can
+//! close the math follows it.
 //!
 //! The MathML comes from the [`pulldown-latex`](https://crates.io/crates/pulldown-latex) crate.
 //! It was chosen over the alternatives because it is pure Rust with a single small dependency
@@ -1069,9 +1071,18 @@ impl<'a> Converter<'a> {
 
     /// Looks for the `$` closing inline math opened just before `from`: the next math shift
     /// (`$` or the first of `$$`), if it is a valid closer and comes before a blank line and
-    /// `end`. On failure returns where the search stopped.
+    /// `end`. A `$` inside a group the math opened is math nested in text
+    /// (`$\text{ cm$^{-3}$}$`) when the group closes and a valid closer follows it; that
+    /// is tried first. On failure returns where the search stopped.
     fn find_inline_dollar_close(&self, from: usize, end: usize) -> Result<usize, usize> {
+        self.inline_dollar_close(from, end, true)
+            .or_else(|_| self.inline_dollar_close(from, end, false))
+    }
+
+    /// [`Self::find_inline_dollar_close`], with `$` inside groups passed over or not.
+    fn inline_dollar_close(&self, from: usize, end: usize, nested: bool) -> Result<usize, usize> {
         let bytes = self.bytes;
+        let mut depth = 0usize;
         for spanned in Tokens::starting_at(&self.src[..end], from) {
             match spanned.token {
                 Token::Text(_) => {
@@ -1079,6 +1090,9 @@ impl<'a> Converter<'a> {
                         return Err(i);
                     }
                 }
+                Token::BeginGroup if nested => depth += 1,
+                Token::EndGroup if nested => depth = depth.saturating_sub(1),
+                Token::Dollar if depth > 0 => {}
                 Token::Dollar | Token::DoubleDollar => {
                     let i = spanned.start;
                     let valid = i > from
@@ -2961,10 +2975,37 @@ mod tests {
         assert_eq!(r.html.matches("<math").count(), 2, "{}", r.html);
         assert_eq!(r.text, "the ion B⃗ × ∇B drift, χ ∈ ℂ((z)). We");
         // Nor when the braces between them do not pair up.
-        let r = render_tex(r"of $\textit{left $R$-affine spaces}$ for");
-        assert_eq!(r.html.matches("<math").count(), 1, "{}", r.html);
+        let r = render_tex(r"a $ {b $ c");
+        assert_eq!(r.html.matches("<math").count(), 0, "{}", r.html);
         // Without a command or a script, spaced dollars stay text.
         assert_eq!(clean("a $ b $ c").text, "a $ b $ c");
+    }
+
+    #[test]
+    fn math_nested_in_a_text_command_of_math_is_math() {
+        let r = clean(r"of $\textit{left $R$-affine spaces}$ for");
+        assert_eq!(r.html.matches("<math").count(), 1, "{}", r.html);
+        assert!(r.html.contains("<mi>R</mi>"), "{}", r.html);
+        assert_eq!(r.text, "of left R-affine spaces for");
+        let shown = &r.html[..r.html.find("<annotation").unwrap()];
+        assert!(!shown.contains('$'), "only the TeX annotation: {}", r.html);
+        let r = clean(r"above $3\times10^{19}\text{ cm$^{-3}$}$ filamentation");
+        assert_eq!(r.html.matches("<math").count(), 1, "{}", r.html);
+        assert!(r.text.contains("cm"), "{}", r.text);
+        assert!(!r.text.contains('$'), "{}", r.text);
+        let r = clean(r"notion of $\textit{$\mathcal{C}$-generated spaces}$, from");
+        assert!(r.html.contains("<mi>𝒞</mi>"), "{}", r.html);
+        // Two maths in one text, and a text command without math, side by side.
+        let r = clean(r"$\mbox{for $a$ and $b$} \text{ all}$");
+        assert_eq!(r.html.matches("<mi>").count(), 2, "{}", r.html);
+        // The usual reading still wins where it pairs up: two maths, not one.
+        let r = clean(r"$x$ and {$y$}");
+        assert_eq!(r.html.matches("<math").count(), 2, "{}", r.html);
+        // An unclosed text command keeps the first `$` closing the math, as before: that
+        // fragment stays source, and the next is math.
+        let r = render_tex(r"$\text{a$ then $b$");
+        assert!(r.html.starts_with(r"$\text{a$ then <math"), "{}", r.html);
+        assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
     }
 
     #[test]
