@@ -100,7 +100,7 @@ fn change() -> impl Strategy<Value = Change> {
         4 => (0u8..5, 0..AUTHORS.len(), 1u16..1024).prop_map(|(file, author, papers)| Change::WriteRecords { file, author, papers }),
         1 => (0u8..5).prop_map(|file| Change::RemoveRecords { file }),
         1 => (0..TEMPLATES.len(), 0u8..3).prop_map(|(name, variant)| Change::Template { name, variant }),
-        1 => (0u8..4).prop_map(|variant| Change::Config { variant }),
+        1 => (0u8..5).prop_map(|variant| Change::Config { variant }),
         1 => (0..AUTHORS.len(), 0u8..3).prop_map(|(author, variant)| Change::Bio { author, variant }),
         1 => (0u8..3).prop_map(|variant| Change::Static { variant }),
         1 => Just(Change::Nothing),
@@ -168,6 +168,7 @@ fn apply(site: &Site, change: &Change) {
                 0 => "title: Lab\n",
                 1 => "title: Lab\nbase_url: https://example.org/lab/\n",
                 2 => "title: Other Lab\ndescription: Changed\n",
+                3 => "title: Lab\npage_layout: files\nexports: files\n",
                 _ => "title: Lab\nauthors:\n  wei-zhang:\n    name: Dr. Wei Zhang\n    affiliation: Somewhere\n",
             };
             site.file("profilegen.yaml", text);
