@@ -514,26 +514,41 @@ fn quiet_prints_nothing_on_success() {
     assert_eq!(run.stdout, "");
 }
 
+/// 450 papers `Numbered Paper <i>`, 30 a year from 2000: more than a page lists.
+fn numbered_papers() -> Vec<(u16, String, String, &'static str)> {
+    (0..450)
+        .map(|i| {
+            let (year, title) = (2000 + (i / 30) as u16, format!("Numbered Paper {i}"));
+            (year, title, format!("Abstract {i}."), "cs.LG")
+        })
+        .collect()
+}
+
+/// The record file of `Pro Lific`, the author of [`numbered_papers`].
+fn prolific_author() -> String {
+    record_file("Pro Lific", &numbered_papers())
+}
+
+/// The two pages of [`prolific_author`]'s list, at `first` and `second`, after checking
+/// that they list 400 and 50 papers.
+fn prolific_pages(site: &Site, first: &str, second: &str) -> (String, String) {
+    let (first, second) = (site.output(first), site.output(second));
+    assert_eq!(first.matches("class=\"paper-item\"").count(), 400);
+    assert_eq!(second.matches("class=\"paper-item\"").count(), 50);
+    (first, second)
+}
+
 #[test]
 fn long_lists_are_paginated_with_a_year_index() {
     let site = Site::new();
-    let papers: Vec<(u16, String, String, &str)> = (0..450)
-        .map(|i| {
-            (
-                2000 + (i / 30) as u16,
-                format!("Numbered Paper {i}"),
-                format!("Abstract {i}."),
-                "cs.LG",
-            )
-        })
-        .collect();
-    site.file("content/records/p.txt", record_file("Pro Lific", &papers));
+    site.file("content/records/p.txt", prolific_author());
     site.file("profilegen.yaml", "base_url: https://example.org/\n");
     site.build();
-    let first = site.output("authors/pro-lific/index.html");
-    let second = site.output("authors/pro-lific/page/2/index.html");
-    assert_eq!(first.matches("class=\"paper-item\"").count(), 400);
-    assert_eq!(second.matches("class=\"paper-item\"").count(), 50);
+    let (first, second) = prolific_pages(
+        &site,
+        "authors/pro-lific/index.html",
+        "authors/pro-lific/page/2/index.html",
+    );
     assert!(
         first.contains("href=\"page/2/\" rel=\"next\">Older →</a>"),
         "{first}"
@@ -885,14 +900,9 @@ fn home_lists_authors_by_paper_count_then_by_slug() {
 
 #[test]
 fn pages_as_files_keep_links_downloads_feeds_further_pages_and_redirects() {
-    let papers: Vec<(u16, String, String, &str)> = (0..450)
-        .map(|i| {
-            let (year, title) = (2000 + (i / 30) as u16, format!("Numbered Paper {i}"));
-            (year, title, format!("Abstract {i}."), "cs.LG")
-        })
-        .collect();
+    let papers = numbered_papers();
     let site = Site::seeds();
-    site.file("content/records/p.txt", record_file("Pro Lific", &papers));
+    site.file("content/records/p.txt", prolific_author());
     site.build();
     let feed_ids = |feed: &str| -> Vec<String> {
         (feed.split("<id>").skip(1))
@@ -928,10 +938,11 @@ fn pages_as_files_keep_links_downloads_feeds_further_pages_and_redirects() {
             .output(&format!("papers/{slug}.cite.ris"))
             .contains("TY  - "));
     }
-    let first = site.output("authors/pro-lific.html");
-    let second = site.output("authors/pro-lific/page/2.html");
-    assert_eq!(first.matches("class=\"paper-item\"").count(), 400);
-    assert_eq!(second.matches("class=\"paper-item\"").count(), 50);
+    let (first, second) = prolific_pages(
+        &site,
+        "authors/pro-lific.html",
+        "authors/pro-lific/page/2.html",
+    );
     assert!(
         first.contains("href=\"pro-lific/page/2.html\" rel=\"next\""),
         "{first}"
@@ -939,6 +950,10 @@ fn pages_as_files_keep_links_downloads_feeds_further_pages_and_redirects() {
     assert!(
         first.contains("href=\"pro-lific.atom.xml\""),
         "the feed beside the page"
+    );
+    assert!(
+        second.contains("href=\"../../../authors/pro-lific.html\" rel=\"prev\""),
+        "{second}"
     );
     assert!(site
         .output("authors/pro-lific.publications.bib")
@@ -962,7 +977,7 @@ fn pages_as_files_keep_links_downloads_feeds_further_pages_and_redirects() {
 
     // Built over the folders, the site is what a clean build makes.
     let clean = Site::seeds();
-    clean.file("content/records/p.txt", record_file("Pro Lific", &papers));
+    clean.file("content/records/p.txt", prolific_author());
     clean.file("profilegen.yaml", "page_layout: files\nexports: files\n");
     clean.build();
     assert!(clean.output_tree() == files, "the same as a clean build");

@@ -12,7 +12,7 @@ use super::profiles::{merge_profiles, Profile};
 use super::redirects::{plan_redirects, Redirect, SlugHistory};
 use super::texts::{convert_texts, PaperText};
 use super::{PageKind, PlanInput, RESERVED_SEGMENTS};
-use crate::config::{ExportsMode, SiteConfig};
+use crate::config::{ExportsMode, PageLayout, SiteConfig};
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{AuthorId, Paper, PaperId, SiteGraph};
@@ -141,6 +141,17 @@ fn author_names<'p>(paper: &Paper, profiles: &'p [Profile]) -> Vec<&'p str> {
         .collect()
 }
 
+/// The site path of each author's page and of each paper's page, by id.
+pub fn page_paths(graph: &SiteGraph, layout: PageLayout) -> (Vec<String>, Vec<String>) {
+    let authors = (graph.authors.iter())
+        .map(|author| author_path(&author.slug, layout))
+        .collect();
+    let papers = (graph.papers.iter())
+        .map(|paper| paper_path(&paper.slug, layout))
+        .collect();
+    (authors, papers)
+}
+
 /// The authors whose family names start with one letter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LetterList {
@@ -167,12 +178,7 @@ impl<'a> SiteIndex<'a> {
         let author_letters = author_letters(&profiles);
         let author_lists_inline = inline_author_lists(graph, config, &paper_texts, &profiles);
         let layout = config.page_layout;
-        let paper_paths: Vec<String> = (graph.papers.iter())
-            .map(|paper| paper_path(&paper.slug, layout))
-            .collect();
-        let author_paths: Vec<String> = (graph.authors.iter())
-            .map(|author| author_path(&author.slug, layout))
-            .collect();
+        let (author_paths, paper_paths) = page_paths(graph, layout);
         let (redirects, slug_history) = plan_redirects(
             graph,
             &author_paths,

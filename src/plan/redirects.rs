@@ -299,12 +299,7 @@ mod tests {
         history: &SlugHistory,
     ) -> (Vec<(String, String)>, SlugHistory) {
         let layout = PageLayout::Folders;
-        let authors: Vec<String> = (graph.authors.iter())
-            .map(|author| author_path(&author.slug, layout))
-            .collect();
-        let papers: Vec<String> = (graph.papers.iter())
-            .map(|paper| paper_path(&paper.slug, layout))
-            .collect();
+        let (authors, papers) = crate::plan::index::page_paths(graph, layout);
         let (list, next) =
             plan_redirects(graph, &authors, &papers, history, &Reuse::default(), layout);
         let shown = list

@@ -42,7 +42,7 @@
 
 use std::borrow::Cow;
 
-use super::lex::{match_braces, token_at, Token};
+use super::lex::{match_braces, token_at, Spanned, Token};
 
 /// Groups nested deeper than this are copied without rewriting (the converter rejects
 /// them anyway).
@@ -524,21 +524,27 @@ impl Rewriter<'_> {
         self.tokens(from, to, depth);
     }
 
+    /// The tokens at the top level of `tex[from..to]`: after a `{` whose group closes
+    /// before `to`, the token after its `}`.
+    fn top_level(&self, from: usize, to: usize) -> impl Iterator<Item = Spanned<'_>> + '_ {
+        let mut pos = from;
+        std::iter::from_fn(move || {
+            let spanned = (pos < to).then(|| token_at(&self.tex[..to], pos))?;
+            pos = match spanned.token {
+                Token::BeginGroup => self.closing(pos, to).map_or(spanned.end, |close| close + 1),
+                _ => spanned.end,
+            };
+            Some(spanned)
+        })
+    }
+
     /// The first infix fraction command at the top level of `tex[from..to]`: where it
     /// starts, where it ends and what it becomes.
     fn infix_at(&self, from: usize, to: usize) -> Option<(usize, usize, &'static str)> {
-        let mut pos = from;
         // `\buildrel a \over b` is a command of its own, which the converter knows.
         let mut buildrels = 0usize;
-        while pos < to {
-            let spanned = token_at(&self.tex[..to], pos);
+        for spanned in self.top_level(from, to) {
             match spanned.token {
-                Token::BeginGroup => {
-                    if let Some(close) = self.closing(pos, to) {
-                        pos = close + 1;
-                        continue;
-                    }
-                }
                 Token::ControlWord("buildrel") => buildrels += 1,
                 Token::ControlWord("over") if buildrels > 0 => buildrels -= 1,
                 Token::ControlWord(name) => {
@@ -548,7 +554,6 @@ impl Rewriter<'_> {
                 }
                 _ => {}
             }
-            pos = spanned.end;
         }
         None
     }
@@ -657,21 +662,12 @@ impl Rewriter<'_> {
     /// they pair up (none of them `$$`).
     fn top_level_dollars(&self, from: usize, to: usize) -> Option<Vec<usize>> {
         let mut dollars = Vec::new();
-        let mut pos = from;
-        while pos < to {
-            let spanned = token_at(&self.tex[..to], pos);
+        for spanned in self.top_level(from, to) {
             match spanned.token {
-                Token::BeginGroup => {
-                    if let Some(close) = self.closing(pos, to) {
-                        pos = close + 1;
-                        continue;
-                    }
-                }
                 Token::Dollar => dollars.push(spanned.start),
                 Token::DoubleDollar => return None,
                 _ => {}
             }
-            pos = spanned.end;
         }
         (!dollars.is_empty() && dollars.len() % 2 == 0).then_some(dollars)
     }
