@@ -11,13 +11,15 @@
 # WORK/pN); OUT, the output folder (default WORK/pN/public, on the disk; e.g. /dev/shm/x
 # for tmpfs; its copy goes beside it, OUT.copy); KEEP=1 keeps the outputs (by default each
 # size's output is removed before the next size); FORCE=1 runs a size even when memory
-# looks too small. Needs GNU time (/usr/bin/time) and python3.
+# looks too small; PAGE_LAYOUT=files builds with `page_layout: files` (a file a page
+# rather than a folder: below). Needs GNU time (/usr/bin/time) and python3.
 #
 # Disk space, measured at 500,000 papers (ext4):
 #   corpus       217,500 files    1.8 GB   (1.35 GB of text)
 #   cache        .profilegen/     0.6 GB   (build cache 0.15 GB; kept TeX conversions
 #                                          0.16 GB and search terms 0.24 GB, 2026-12-03)
-#   output     1,073,000 files   21 GB     (20 GB of bytes; 718,000 folders)
+#   output     1,073,000 files   21 GB     (20 GB of bytes; 718,000 folders; with
+#                                          PAGE_LAYOUT=files 15.9 GB, 3,065 folders)
 #   output copy                  21 GB
 #   total       3.6 M inodes     45 GB     (without the copy: 24 GB, 1.8 M inodes)
 # 2,500,000 papers, extrapolated from 500,000 (everything grows in proportion; not
@@ -138,6 +140,10 @@ for papers in "${sizes[@]}"; do
   fi
 
   mkdir -p "$site/content"
+  if [ -n "${PAGE_LAYOUT:-}" ]; then
+    printf 'page_layout: %s\n' "$PAGE_LAYOUT" > "$site/profilegen.yaml"
+    echo "page_layout: $PAGE_LAYOUT"
+  fi
   /usr/bin/time -v -o "$work/gen.time" \
     "$gen" --shape arxiv --papers "$papers" "$site/content/records" 2> "$work/gen.log"
   tail -n 1 "$work/gen.log"
