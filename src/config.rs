@@ -415,6 +415,16 @@ mod tests {
     }
 
     #[test]
+    fn page_layout_is_folders_or_files() {
+        assert_eq!(SiteConfig::default().page_layout, PageLayout::Folders);
+        let files = parse("page_layout: files\n").unwrap();
+        assert_eq!(files.page_layout, PageLayout::Files);
+        let err = parse("title: X\npage_layout: flat\n").unwrap_err();
+        assert!(err.message.contains("flat"), "{}", err.message);
+        assert_eq!(err.location.unwrap().line, 2);
+    }
+
+    #[test]
     fn unknown_key_names_the_key_and_the_line() {
         let err = parse("title: X\ntitel: Y\n").unwrap_err();
         assert!(

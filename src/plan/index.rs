@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::paths::{author_path, paper_path, public_url};
+use super::paths::{page_paths, public_url};
 use super::profiles::{merge_profiles, Profile};
 use super::redirects::{plan_redirects, Redirect, SlugHistory};
 use super::texts::{convert_texts, PaperText};
 use super::{PageKind, PlanInput, RESERVED_SEGMENTS};
-use crate::config::{ExportsMode, PageLayout, SiteConfig};
+use crate::config::{ExportsMode, SiteConfig};
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{AuthorId, Paper, PaperId, SiteGraph};
@@ -139,17 +139,6 @@ fn author_names<'p>(paper: &Paper, profiles: &'p [Profile]) -> Vec<&'p str> {
         .iter()
         .map(|&a| profiles[a].name.as_str())
         .collect()
-}
-
-/// The site path of each author's page and of each paper's page, by id.
-pub fn page_paths(graph: &SiteGraph, layout: PageLayout) -> (Vec<String>, Vec<String>) {
-    let authors = (graph.authors.iter())
-        .map(|author| author_path(&author.slug, layout))
-        .collect();
-    let papers = (graph.papers.iter())
-        .map(|paper| paper_path(&paper.slug, layout))
-        .collect();
-    (authors, papers)
 }
 
 /// The authors whose family names start with one letter.

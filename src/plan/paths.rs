@@ -2,6 +2,7 @@
 //! that a site works under any path and from disk) and the published URLs.
 
 use crate::config::{PageLayout, SiteConfig};
+use crate::graph::SiteGraph;
 use crate::slug::subject_segment;
 use crate::taxonomy::category_name;
 
@@ -73,6 +74,17 @@ pub fn author_path(slug: &str, layout: PageLayout) -> String {
 /// `papers/<slug>.html` in the [`PageLayout::Files`] layout.
 pub fn paper_path(slug: &str, layout: PageLayout) -> String {
     entity_path("papers", slug, layout)
+}
+
+/// The site path of each author's page and of each paper's page, by id.
+pub fn page_paths(graph: &SiteGraph, layout: PageLayout) -> (Vec<String>, Vec<String>) {
+    let authors = (graph.authors.iter())
+        .map(|author| author_path(&author.slug, layout))
+        .collect();
+    let papers = (graph.papers.iter())
+        .map(|paper| paper_path(&paper.slug, layout))
+        .collect();
+    (authors, papers)
 }
 
 fn entity_path(folder: &str, slug: &str, layout: PageLayout) -> String {

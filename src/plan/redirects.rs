@@ -299,7 +299,7 @@ mod tests {
         history: &SlugHistory,
     ) -> (Vec<(String, String)>, SlugHistory) {
         let layout = PageLayout::Folders;
-        let (authors, papers) = crate::plan::index::page_paths(graph, layout);
+        let (authors, papers) = crate::plan::paths::page_paths(graph, layout);
         let (list, next) =
             plan_redirects(graph, &authors, &papers, history, &Reuse::default(), layout);
         let shown = list

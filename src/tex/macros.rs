@@ -433,17 +433,15 @@ fn replace_bars(tex: &str, (bar, double_bar): (&str, Option<&str>), every_bar: b
 }
 
 /// The command a text command of math becomes around stretches of its text when its
-/// argument holds math (see `Rewriter::text_with_math`).
+/// argument holds math (see `Rewriter::text_with_math`): itself, or what the table
+/// rewrites it to (`\mbox` -> `\text`, `\emph` -> `\textit`).
 fn text_command(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "text" | "mbox" | "hbox" | "textnormal" | "textup" | "textmd" => "\\text",
-        "textit" | "emph" | "textsl" => "\\textit",
-        "textbf" => "\\textbf",
-        "textrm" => "\\textrm",
-        "textsf" => "\\textsf",
-        "texttt" => "\\texttt",
-        _ => return None,
-    })
+    const TEXT_COMMANDS: [&str; 6] = [
+        "\\text", "\\textit", "\\textbf", "\\textrm", "\\textsf", "\\texttt",
+    ];
+    let own = || (TEXT_COMMANDS.iter().copied()).find(|command| command[1..] == *name);
+    let command = replacement(name).or_else(own)?;
+    TEXT_COMMANDS.contains(&command).then_some(command)
 }
 
 /// Whether the control word `name` is rewritten by [`rewrite_math`].

@@ -1072,38 +1072,48 @@ impl<'a> Converter<'a> {
     /// Looks for the `$` closing inline math opened just before `from`: the next math shift
     /// (`$` or the first of `$$`), if it is a valid closer and comes before a blank line and
     /// `end`. A `$` inside a group the math opened is math nested in text
-    /// (`$\text{ cm$^{-3}$}$`) when the group closes and a valid closer follows it; that
-    /// is tried first. On failure returns where the search stopped.
+    /// (`$\text{ cm$^{-3}$}$`) when the group closes and a valid closer follows it; when
+    /// none does, the first `$` decides, as if groups did not count. On failure returns
+    /// where the search stopped. One pass over the tokens either way.
     fn find_inline_dollar_close(&self, from: usize, end: usize) -> Result<usize, usize> {
-        self.inline_dollar_close(from, end, true)
-            .or_else(|_| self.inline_dollar_close(from, end, false))
-    }
-
-    /// [`Self::find_inline_dollar_close`], with `$` inside groups passed over or not.
-    fn inline_dollar_close(&self, from: usize, end: usize, nested: bool) -> Result<usize, usize> {
         let bytes = self.bytes;
+        let closer_at = |i: usize| {
+            let valid = i > from
+                && !bytes[i - 1].is_ascii_whitespace()
+                && !bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+            if valid {
+                Ok(i)
+            } else {
+                Err(i)
+            }
+        };
         let mut depth = 0usize;
+        // What the first `$` says, when it is inside a group: the answer should no `$`
+        // outside the groups close the math.
+        let mut first: Option<Result<usize, usize>> = None;
         for spanned in Tokens::starting_at(&self.src[..end], from) {
             match spanned.token {
                 Token::Text(_) => {
                     if let Some(i) = blank_line_start(bytes, spanned.start, spanned.end, end) {
-                        return Err(i);
+                        return first.unwrap_or(Err(i));
                     }
                 }
-                Token::BeginGroup if nested => depth += 1,
-                Token::EndGroup if nested => depth = depth.saturating_sub(1),
-                Token::Dollar if depth > 0 => {}
+                Token::BeginGroup => depth += 1,
+                Token::EndGroup => depth = depth.saturating_sub(1),
+                Token::Dollar if depth > 0 => {
+                    first.get_or_insert(closer_at(spanned.start));
+                }
                 Token::Dollar | Token::DoubleDollar => {
-                    let i = spanned.start;
-                    let valid = i > from
-                        && !bytes[i - 1].is_ascii_whitespace()
-                        && !bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
-                    return if valid { Ok(i) } else { Err(i) };
+                    let verdict = closer_at(spanned.start);
+                    return match first {
+                        Some(first) if verdict.is_err() => first,
+                        _ => verdict,
+                    };
                 }
                 _ => {}
             }
         }
-        Err(end)
+        first.unwrap_or(Err(end))
     }
 
     /// Looks for `closer` (`$$`, `\)` or `\]`) from `from` to `end` and returns where it
