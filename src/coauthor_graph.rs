@@ -28,11 +28,16 @@
 //!
 //! The `<svg>` has `class="coauthor-graph"`, a `viewBox`, and `width` and `height`
 //! equal to the `viewBox` size, so one user unit is one CSS pixel unless a stylesheet
-//! says otherwise (labels are `font-size="13"` user units). Colours come only from CSS
-//! classes: `edge`, `node`, `node-center`, `label` and `more` (plus `edge-more` and
-//! `label-center`); the theme's `static/style.css` gives them the theme's colours and keeps the graph
-//! within its container. Stroke widths of edges and the labels' halo order
-//! (`paint-order`) are presentation attributes; there is no `style` attribute.
+//! says otherwise (labels are `font-size="13"` user units). Colours come only from the
+//! theme's CSS (`static/style.css`), by element and class: the edges are the `<path>`s
+//! of `g.edges` (`edge-more` for the edge to the "+ N more" node), each co-author is a
+//! `<circle>` and a `<text>` label inside an `<a>` (`more` on the "+ N more" node's),
+//! and the author at the centre has `node-center` and `label-center`; the label halo
+//! (`paint-order`) is the stylesheet's too. Edge stroke widths are presentation
+//! attributes, and labels name their `text-anchor` unless it is SVG's default
+//! (`start`); there is no `style` attribute. The markup is kept small, as it is on
+//! every author page with co-authors: one `<path>` for each run of edges of one width,
+//! and no attribute that repeats a default or what the stylesheet says by element.
 //!
 //! Each co-author node is an SVG 2 `<a href>` holding a `<title>` (full name and shared
 //! papers, which is also the link's accessible name), the circle and the visible label;
@@ -193,16 +198,6 @@ enum Anchor {
     Start,
     Middle,
     End,
-}
-
-impl Anchor {
-    fn as_str(self) -> &'static str {
-        match self {
-            Anchor::Start => "start",
-            Anchor::Middle => "middle",
-            Anchor::End => "end",
-        }
-    }
 }
 
 /// An axis-aligned box.
@@ -518,51 +513,74 @@ fn render(
         escape(description)
     );
 
-    out.push_str("<g class=\"edges\" aria-hidden=\"true\">\n");
-    for (node, slot) in layout.nodes.iter().zip(slots) {
-        let _ = writeln!(
-            out,
-            "<line class=\"{}\" x1=\"0\" y1=\"0\" x2=\"{}\" y2=\"{}\" stroke-width=\"{}\"/>",
-            if slot.more { "edge edge-more" } else { "edge" },
-            num(node.x),
-            num(node.y),
-            num(slot.stroke),
-        );
-    }
-    out.push_str("</g>\n");
+    write_edges(&mut out, layout, slots);
 
     let _ = writeln!(
         out,
         "<g class=\"center\"><title>{}</title><circle class=\"node-center\" cx=\"0\" cy=\"0\" r=\"{}\"/>{}</g>",
         escape(center_name),
         num(CENTER_R),
-        text_element("label label-center", &layout.center_label, center_label),
+        text_element(" class=\"label-center\"", &layout.center_label, center_label),
     );
 
     for (node, slot) in layout.nodes.iter().zip(slots) {
         let _ = writeln!(
             out,
-            "<a href=\"{}\"{}><title>{}</title><circle class=\"node\" cx=\"{}\" cy=\"{}\" r=\"{}\"/>{}</a>",
+            "<a href=\"{}\"{}><title>{}</title><circle cx=\"{}\" cy=\"{}\" r=\"{}\"/>{}</a>",
             escape(&slot.href),
             if slot.more { " class=\"more\"" } else { "" },
             escape(&slot.title),
             num(node.x),
             num(node.y),
             num(slot.r),
-            text_element("label", &node.label, &slot.label),
+            text_element("", &node.label, &slot.label),
         );
     }
     out.push_str("</svg>");
     out
 }
 
-/// A `<text>` element for a placed label.
+/// Writes the edges from the centre to each node: one `<path>` for each run of edges of
+/// the same width (nodes come most-shared first, so edges of one width are adjacent),
+/// drawn in the nodes' order; the edge to the "+ N more" node is its own `edge-more`
+/// path.
+fn write_edges(out: &mut String, layout: &Layout, slots: &[Slot]) {
+    out.push_str("<g class=\"edges\" aria-hidden=\"true\">\n");
+    let mut open: Option<(bool, String)> = None;
+    for (node, slot) in layout.nodes.iter().zip(slots) {
+        let width = num(slot.stroke).to_string();
+        if open.as_ref() != Some(&(slot.more, width.clone())) {
+            if open.is_some() {
+                out.push_str("\"/>\n");
+            }
+            let class = if slot.more {
+                " class=\"edge-more\""
+            } else {
+                ""
+            };
+            let _ = write!(out, "<path{class} stroke-width=\"{width}\" d=\"");
+            open = Some((slot.more, width));
+        }
+        let _ = write!(out, "M0 0L{} {}", num(node.x), num(node.y));
+    }
+    if open.is_some() {
+        out.push_str("\"/>\n");
+    }
+    out.push_str("</g>\n");
+}
+
+/// A `<text>` element for a placed label, with `class` (` class="…"`, or empty). A label
+/// anchored at its start (SVG's default) names no anchor.
 fn text_element(class: &str, label: &Label, text: &str) -> String {
+    let anchor = match label.anchor {
+        Anchor::Start => "",
+        Anchor::Middle => " text-anchor=\"middle\"",
+        Anchor::End => " text-anchor=\"end\"",
+    };
     format!(
-        "<text class=\"{class}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\" paint-order=\"stroke\">{}</text>",
+        "<text{class} x=\"{}\" y=\"{}\"{anchor}>{}</text>",
         num(label.x),
         num(label.y),
-        label.anchor.as_str(),
         escape(text),
     )
 }
@@ -956,8 +974,9 @@ mod tests {
         for count in [1, 2, 5, 10, 11, 24] {
             let svg = svg(count);
             assert_eq!(svg.matches("<a ").count(), count, "{count}");
-            assert_eq!(svg.matches("<circle class=\"node\"").count(), count);
-            assert_eq!(svg.matches("<line ").count(), count);
+            assert_eq!(svg.matches("<circle cx").count(), count);
+            assert_eq!(svg.matches("M0 0L").count(), count, "one edge a co-author");
+            assert_eq!(svg.matches("<circle ").count(), count + 1);
             assert!(!svg.contains("more"), "{count}");
             assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>"));
             assert!(svg.contains("class=\"coauthor-graph\""));
@@ -969,7 +988,11 @@ mod tests {
         let svg = svg(200);
         assert_eq!(svg.matches("<a ").count(), MAX_NODES + 1);
         assert_eq!(svg.matches("class=\"more\"").count(), 1);
-        assert_eq!(svg.matches("<line ").count(), MAX_NODES + 1);
+        assert_eq!(svg.matches("M0 0L").count(), MAX_NODES + 1);
+        // The edge to the "more" node is its own, dashed, and the last.
+        let more_edge = "<path class=\"edge-more\" stroke-width=\"1\" d=\"M0 0L";
+        assert_eq!(svg.matches(more_edge).count(), 1);
+        assert!(svg.find(more_edge) > svg.rfind("<path stroke-width"));
         assert!(svg.contains("<a href=\"#coauthors-heading\" class=\"more\">"));
         assert!(svg.contains(">+ 176 more</text>"));
         // The most-shared are the ones drawn.
@@ -1119,6 +1142,34 @@ mod tests {
     }
 
     #[test]
+    fn edges_of_one_width_share_a_path_in_the_nodes_order() {
+        let list: Vec<(String, String, usize)> = [("A", 3), ("B", 3), ("C", 1), ("D", 1), ("E", 1)]
+            .map(|(name, shared)| (name.to_string(), format!("../{name}/"), shared))
+            .to_vec();
+        let svg = coauthor_svg("X", &nodes(&list), "#c").unwrap();
+        let paths = attrs(&svg, "d");
+        assert_eq!(paths.len(), 2, "{svg}");
+        assert_eq!(paths[0].matches("M0 0L").count(), 2);
+        assert_eq!(paths[1].matches("M0 0L").count(), 3);
+        assert_eq!(
+            numbers(&svg, "stroke-width"),
+            [edge_width(3), edge_width(1)].map(|w| (w * 10.0).round() / 10.0)
+        );
+        // Each edge ends at its node's centre, in the nodes' order.
+        let ends: Vec<(f64, f64)> = (paths.iter())
+            .flat_map(|d| d.split("M0 0L").skip(1))
+            .map(|end| {
+                let (x, y) = end.split_once(' ').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        let centres: Vec<(f64, f64)> = (numbers(&svg, "cx").into_iter().skip(1))
+            .zip(numbers(&svg, "cy").into_iter().skip(1))
+            .collect();
+        assert_eq!(ends, centres);
+    }
+
+    #[test]
     fn view_box_contains_everything() {
         for count in [1, 2, 5, 9, 10, 11, 17, 24, 25, 200] {
             let svg = svg(count);
@@ -1168,11 +1219,32 @@ mod tests {
     #[test]
     fn labels_point_away_from_the_centre() {
         let svg = svg(12);
-        let anchors = attrs(&svg, "text-anchor");
-        // The centre label, then the nodes clockwise from the top.
-        assert_eq!(anchors[0], "middle");
+        // Each label's x and anchor (SVG's default, `start`, when none is named): the
+        // centre label, then the nodes clockwise from the top.
+        let labels: Vec<(f64, &str)> = svg
+            .split("<text")
+            .skip(1)
+            .map(|element| {
+                let tag = &element[..element.find('>').unwrap()];
+                let x = numbers(tag, "x")[0];
+                (
+                    x,
+                    attrs(tag, "text-anchor")
+                        .first()
+                        .copied()
+                        .unwrap_or("start"),
+                )
+            })
+            .collect();
+        assert_eq!(labels.len(), 13);
+        assert_eq!(labels[0], (0.0, "middle"));
+        let anchors: Vec<&str> = labels.iter().map(|(_, anchor)| *anchor).collect();
         assert!(anchors.contains(&"start") && anchors.contains(&"end"));
-        for (x, anchor) in numbers(&svg, "x").iter().zip(&anchors).skip(1) {
+        assert!(
+            !svg.contains("text-anchor=\"start\""),
+            "the default is not named"
+        );
+        for (x, anchor) in &labels[1..] {
             match *anchor {
                 "start" => assert!(*x > 0.0),
                 "end" => assert!(*x < 0.0),
