@@ -387,11 +387,11 @@ pub fn describe(index: &SiteIndex, kind: &OutputKind) -> (String, Option<&'stati
         OutputKind::Redirect(n) => (paths::output_path(&index.redirects[*n].from), None),
         OutputKind::RedirectsList => ("_redirects".into(), None),
         OutputKind::PaperCitation(id, format) => (
-            paths::download_path(&index.paper_paths[*id], "cite", format.extension()),
+            paths::Download::PaperCitation.path(&index.paper_paths[*id], format.extension()),
             None,
         ),
         OutputKind::AuthorCitations(id, format) => (
-            paths::download_path(&index.author_paths[*id], "publications", format.extension()),
+            paths::Download::AuthorPublications.path(&index.author_paths[*id], format.extension()),
             None,
         ),
     }

@@ -158,10 +158,30 @@ pub fn page_of<T>(list: &[T], page: usize) -> &[T] {
     &list[start..start.saturating_add(PAGE_SIZE).min(list.len())]
 }
 
-/// The site path of a page's download `<stem>.<extension>` (`cite.bib` of a paper,
-/// `publications.ris` of an author), [`beside`] the page.
-pub fn download_path(page_path: &str, stem: &str, extension: &str) -> String {
-    beside(page_path, &format!("{stem}.{extension}"))
+/// A page's citation downloads, when they are files: what they are named, and where
+/// they go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Download {
+    /// A paper's citation: `cite.<extension>`.
+    PaperCitation,
+    /// An author's publication list: `publications.<extension>`.
+    AuthorPublications,
+}
+
+impl Download {
+    /// The file name of the download in the format of `extension` (`cite.bib`).
+    pub fn file_name(self, extension: &str) -> String {
+        let stem = match self {
+            Download::PaperCitation => "cite",
+            Download::AuthorPublications => "publications",
+        };
+        format!("{stem}.{extension}")
+    }
+
+    /// The site path of the download of the page at `page_path`, [`beside`] the page.
+    pub fn path(self, page_path: &str, extension: &str) -> String {
+        beside(page_path, &self.file_name(extension))
+    }
 }
 
 /// Site path of page `page` (from 0) of a list whose first page is `base`: `base`
@@ -274,12 +294,16 @@ mod tests {
             "authors/ada.atom.xml"
         );
         assert_eq!(
-            download_path("papers/n.html", "cite", "bib"),
+            Download::PaperCitation.path("papers/n.html", "bib"),
             "papers/n.cite.bib"
         );
         assert_eq!(
-            download_path("papers/n/", "cite", "bib"),
+            Download::PaperCitation.path("papers/n/", "bib"),
             "papers/n/cite.bib"
+        );
+        assert_eq!(
+            Download::AuthorPublications.path("authors/ada.html", "ris"),
+            "authors/ada.publications.ris"
         );
         assert_eq!(
             beside("subjects/cs.DC/", "atom.xml"),

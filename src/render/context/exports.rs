@@ -11,7 +11,7 @@ use crate::cite::{bibtex_entry, csl_item, ris_entry, CitationInput};
 use crate::config::ExportsMode;
 use crate::graph::{AuthorId, PaperId};
 use crate::hash;
-use crate::plan::paths::{download_path, Linker};
+use crate::plan::paths::{Download, Linker};
 use crate::plan::{data_shard_path, CitationFormat};
 use crate::text_store::Text;
 
@@ -219,7 +219,7 @@ impl OutputBuilder<'_> {
             ExportsMode::Inline => {
                 data_links(card.citation_key, |f| self.brief_citation_bytes(id, f))
             }
-            ExportsMode::Files => file_links(linker, card.path, "cite"),
+            ExportsMode::Files => file_links(linker, card.path, Download::PaperCitation),
         }
     }
 
@@ -231,7 +231,7 @@ impl OutputBuilder<'_> {
         if self.v.author_lists_inline(id) {
             data_links(author.slug, |f| self.author_citations(id, f))
         } else {
-            file_links(linker, author.path, "publications")
+            file_links(linker, author.path, Download::AuthorPublications)
         }
     }
 
@@ -288,14 +288,15 @@ pub(super) struct BriefCitation {
     csl: Vec<u8>,
 }
 
-/// Links to the files `<stem>.{bib,ris,json}` beside the page at `site_path`.
-fn file_links(linker: &Linker, site_path: &str, stem: &str) -> Vec<ExportLink> {
+/// Links to the files of `download` (`cite.{bib,ris,json}`, ...) beside the page at
+/// `site_path`.
+fn file_links(linker: &Linker, site_path: &str, download: Download) -> Vec<ExportLink> {
     CitationFormat::ALL
         .iter()
         .map(|f| ExportLink {
             format: f.label(),
-            href: linker.href(&download_path(site_path, stem, f.extension())),
-            file_name: format!("{stem}.{}", f.extension()),
+            href: linker.href(&download.path(site_path, f.extension())),
+            file_name: download.file_name(f.extension()),
         })
         .collect()
 }
