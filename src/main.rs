@@ -2,6 +2,7 @@
 
 fn main() -> std::process::ExitCode {
     profilegen::build::memo::keep_freed_memory();
+    profilegen::build::memo::stop_huge_pages();
     profilegen::cli::run()
 }
 
