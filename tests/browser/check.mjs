@@ -8,7 +8,8 @@
 // or >= 400 same-origin requests, hostile markup that runs or reaches the DOM live, a
 // missing "Copy BibTeX" button, and (when the site has /search/) search that does not
 // find the expected paper. Prints one line per site and every failure; exits 1 on any
-// failure, 2 on bad usage or when the browser cannot start.
+// failure, 2 on bad usage or when the browser cannot start. Author pages' co-author
+// graphs must be styled by the stylesheet (edges, nodes, label halos) with an edge a node.
 //
 // Environment:
 //   CHROMIUM                   browser binary (default /usr/bin/chromium)
@@ -356,7 +357,36 @@ async function checkSite(browser, siteDir) {
     }
     for (const href of icons) await checkIcon(url, href);
     if (target.kind === 'paper') await checkPaper(tab, url, target.tryCopy);
+    if (target.kind === 'author') await checkCoauthorGraph(tab, url);
     return true;
+  }
+
+  // The co-author graph's markup names few classes and no styles: the theme's stylesheet
+  // must reach its elements (edges drawn, nodes filled, labels haloed) and draw one edge
+  // to each node.
+  async function checkCoauthorGraph(tab, url) {
+    const problems = await tab.page.evaluate(() => {
+      const svg = document.querySelector('svg.coauthor-graph');
+      if (!svg) return [];
+      const found = [];
+      const style = (el) => getComputedStyle(el);
+      const edges = [...svg.querySelectorAll('g.edges path')];
+      const segments = edges.reduce((n, p) => n + (p.getAttribute('d').match(/M0 0L/g) ?? []).length, 0);
+      const nodes = [...svg.querySelectorAll('a circle')];
+      if (!nodes.length) found.push('co-author graph without co-author nodes');
+      if (segments !== nodes.length) found.push(`co-author graph: ${segments} edges for ${nodes.length} nodes`);
+      for (const p of edges) {
+        if (style(p).stroke === 'none' || style(p).fill !== 'none') found.push('co-author graph edge not stroked (or filled) by the stylesheet');
+      }
+      for (const c of [...nodes, svg.querySelector('.node-center')]) {
+        if (!c || style(c).stroke === 'none' || style(c).fill === 'rgb(0, 0, 0)') found.push('co-author graph node not styled by the stylesheet');
+      }
+      for (const t of svg.querySelectorAll('text')) {
+        if (!style(t).paintOrder.startsWith('stroke') || style(t).stroke === 'none') found.push(`co-author graph label "${t.textContent}" without its halo`);
+      }
+      return [...new Set(found)];
+    });
+    for (const p of problems) fail(url, p);
   }
 
   async function checkPaper(tab, url, tryCopy) {
