@@ -428,6 +428,7 @@ fn open_browser(url: &str) -> std::io::Result<()> {
     } else {
         std::process::Command::new("xdg-open")
     };
+    crate::build::memo::let_child_use_huge_pages(&mut command);
     command
         .arg(url)
         .stdout(std::process::Stdio::null())

@@ -141,6 +141,27 @@ pub fn stop_huge_pages() {
     }
 }
 
+/// Lets the program `command` starts use transparent huge pages as usual: the setting
+/// of [`stop_huge_pages`] is inherited by child processes (the browser `serve --open`
+/// starts, for one), and is this process's choice, not theirs.
+pub fn let_child_use_huge_pages(command: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the hook runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed; `prctl` is a plain system call that
+        // neither allocates nor takes locks.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
 /// Makes mimalloc give back the memory it holds unused, on every thread of the rayon
 /// pool and this one, then keep freed memory again (the binary's setting). Harmless
 /// where mimalloc is not the global allocator: its heaps are then empty.
@@ -289,5 +310,20 @@ mod tests {
         };
         stop_huge_pages();
         assert_eq!(thp_enabled().as_deref(), Some("0"), "was {before}");
+        // A child inherits the setting, unless it is let use huge pages.
+        let child_thp = |let_it: bool| {
+            let mut command = std::process::Command::new("cat");
+            command.arg("/proc/self/status");
+            if let_it {
+                let_child_use_huge_pages(&mut command);
+            }
+            let status = String::from_utf8(command.output().ok()?.stdout).ok()?;
+            let line = status.lines().find(|l| l.starts_with("THP_enabled:"))?;
+            line.split_whitespace().nth(1).map(str::to_string)
+        };
+        if let Some(inherited) = child_thp(false) {
+            assert_eq!(inherited, "0");
+            assert_eq!(child_thp(true).as_deref(), Some("1"));
+        }
     }
 }
