@@ -193,3 +193,63 @@ fn snapshot_of_the_rendered_seed_site() {
 
 /// A paper whose citation downloads are snapshotted.
 const CPR: &str = "cpr-understanding-and-improving-failure-tolerant-training-for-deep-2020";
+
+/// The record of [`output_revision_moves_with_the_output`]: `OUTPUT_REVISION`, a hash
+/// of the default templates and a hash of the seed site's generated output.
+const OUTPUT_REVISION_RECORD: &str = "tests/fixtures/output_revision.txt";
+
+/// An earlier build's outputs are kept while their fingerprints are the same, and a
+/// fingerprint reads the inputs, the settings, the templates and `OUTPUT_REVISION`, not
+/// the code that renders them: a change to that code must bump the revision, or sites
+/// built before keep outputs the new code would make otherwise. So the revision is
+/// recorded with the seed site's generated output (its files but the theme's static
+/// ones, which are copied as they are); that output changing under the same revision
+/// and the same templates fails. (A change of a template is fingerprinted: it needs
+/// only the record updated.)
+#[test]
+fn output_revision_moves_with_the_output() {
+    use profilegen::hash::content_hash;
+    use profilegen::render::{DEFAULT_STATIC, DEFAULT_TEMPLATES};
+    let hash_of = |files: &mut dyn Iterator<Item = (&str, &[u8])>| {
+        let mut bytes = Vec::new();
+        for (name, content) in files {
+            bytes.extend_from_slice(name.as_bytes());
+            bytes.push(0);
+            bytes.extend_from_slice(&content_hash(content).to_le_bytes());
+        }
+        content_hash(&bytes)
+    };
+    let templates = hash_of(&mut DEFAULT_TEMPLATES.iter().map(|(n, t)| (*n, t.as_bytes())));
+    let site = built();
+    let tree = site.output_tree();
+    let is_static = |path: &str| DEFAULT_STATIC.iter().any(|(name, _)| *name == path);
+    let generated = hash_of(
+        &mut (tree.iter())
+            .filter(|(path, _)| !is_static(path))
+            .map(|(path, file)| (path.as_str(), file.as_slice())),
+    );
+    let now = format!(
+        "{} {templates:016x} {generated:016x}",
+        profilegen::render::context::reads::OUTPUT_REVISION
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(OUTPUT_REVISION_RECORD);
+    let text = std::fs::read_to_string(&path).expect("the record");
+    let recorded = text
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .expect("a record line");
+    let (was, is): (Vec<&str>, Vec<&str>) =
+        (recorded.split(' ').collect(), now.split(' ').collect());
+    assert!(
+        !(was[0] == is[0] && was[1] == is[1] && was[2] != is[2]),
+        "the seed site comes out differently under the same OUTPUT_REVISION and templates: \
+         the code that renders changed, so bump OUTPUT_REVISION \
+         (src/render/context/reads.rs), then record `<revision> {} {}` in {OUTPUT_REVISION_RECORD}",
+        is[1],
+        is[2]
+    );
+    assert_eq!(
+        recorded, now,
+        "record the new revision, templates or output in {OUTPUT_REVISION_RECORD}"
+    );
+}
