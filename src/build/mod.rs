@@ -287,11 +287,20 @@ fn load(
 
 /// The hash of every input file and of the options that shape the output.
 fn inputs_hash(input: &SiteInput) -> u64 {
-    input.inputs_hash(&format!(
-        "base_url={:?} theme={:016x}",
-        input.config.base_url,
-        crate::render::default_theme_hash()
+    input.inputs_hash(&output_shape(
+        input.config.base_url.as_deref(),
+        crate::render::context::reads::OUTPUT_REVISION,
     ))
+}
+
+/// What shapes the output besides the input files: the `base_url`, the default theme,
+/// and the output `revision` of the code that renders (a site built by code of another
+/// revision is not unchanged, even with the same files).
+fn output_shape(base_url: Option<&str>, revision: u64) -> String {
+    format!(
+        "base_url={base_url:?} theme={:016x} revision={revision}",
+        crate::render::default_theme_hash()
+    )
 }
 
 /// A site needs at least one readable record.
@@ -789,6 +798,14 @@ fn check_output_location(root: &Path, output: &Path) -> Result<(), Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_output_revision_and_base_url_shape_the_output() {
+        let shape = output_shape(None, 4);
+        assert_ne!(shape, output_shape(None, 5), "another revision");
+        assert_ne!(shape, output_shape(Some("https://lab.example/"), 4));
+        assert_eq!(shape, output_shape(None, 4));
+    }
 
     #[test]
     fn only_one_off_builds_build_lean() {
