@@ -12,8 +12,9 @@
 //!
 //! A missing, unreadable or older-version cache is simply ignored: the build is then a
 //! full one. The cache changes what is built only by the slug history it keeps
-//! (`history`: the redirects of moved pages; a forced build keeps it too); for the rest
-//! it changes only how much work a build takes.
+//! (`history`: the redirects of moved pages; a forced build keeps it too, and so does
+//! the first build of another version, see [`load_history`]); for the rest it changes
+//! only how much work a build takes.
 
 use std::collections::HashMap;
 use std::fs;
@@ -158,6 +159,24 @@ pub fn load(path: &Path) -> Option<BuildCache> {
     })
 }
 
+/// What an earlier build knew of slugs, from a cache in this layout whatever profilegen
+/// wrote it (`None` without one): a forced build still keeps the redirects, and so does
+/// the first build of another profilegen version, whose outputs the cache cannot
+/// vouch for. The abstracts' keys are left out of another version's: they are made by
+/// code that may have changed, and are only a saving.
+pub fn load_history(path: &Path) -> Option<SlugHistory> {
+    let bytes = fs::read(path).ok()?;
+    let (head, rest) = postcard::take_from_bytes::<Head>(&bytes).ok()?;
+    if head.format != FORMAT {
+        return None;
+    }
+    let mut history = postcard::from_bytes::<OwnedBody>(rest).ok()?.history;
+    if head.version != env!("CARGO_PKG_VERSION") {
+        history.abstract_keys.clear();
+    }
+    Some(history)
+}
+
 /// Writes a cache atomically, creating the cache folder (with a `.gitignore` that
 /// ignores it) when needed.
 pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
@@ -259,11 +278,23 @@ mod tests {
         let whole = fs::read(&path).unwrap();
         fs::write(&path, &whole[..whole.len() - 3]).unwrap();
         assert_eq!(load(&path), None, "a truncated cache is ignored");
+        cache
+            .history
+            .redirects
+            .push(("authors/old/".into(), "authors/new/".into()));
+        cache.history.abstract_keys.push((1, 2));
+        save(&path, &cache).unwrap();
+        assert_eq!(load_history(&path).as_ref(), Some(&cache.history));
         cache.version = "0.0.0-other".into();
         save(&path, &cache).unwrap();
         assert_eq!(load(&path), None);
+        // Another version's history is kept, but for the abstracts' keys.
+        let history = load_history(&path).expect("another version's history");
+        assert_eq!(history.redirects, cache.history.redirects);
+        assert!(history.abstract_keys.is_empty());
         fs::write(&path, "not a cache").unwrap();
         assert_eq!(load(&path), None);
+        assert_eq!(load_history(&path), None);
         assert_eq!(load(&dir.path().join("missing")), None);
     }
 

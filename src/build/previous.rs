@@ -27,9 +27,9 @@ pub(super) struct PreviousBuild {
     /// The last build's cache, unless there is none, it is unreadable or the build is
     /// forced (or only checks).
     pub cache: Option<Arc<BuildCache>>,
-    /// What earlier builds knew of slugs, when the cache is not used (a forced build
-    /// still keeps the redirects).
-    forced_history: Option<SlugHistory>,
+    /// What earlier builds knew of slugs, when the cache is not used: a forced build,
+    /// or one whose cache another profilegen wrote, still keeps the redirects.
+    history_only: Option<SlugHistory>,
     /// Whether this process saved that cache itself, so that it describes the output
     /// folder without a look at its files (files changed by hand while a long-running
     /// build runs are repaired by the next one-off build, which checks every file).
@@ -47,9 +47,6 @@ impl PreviousBuild {
     ) -> PreviousBuild {
         let cache_path = cache::cache_file(&options.root, output, options.in_generations());
         let mut trusted = false;
-        let forced_history = (options.write && options.force)
-            .then(|| cache::load(&cache_path).map(|c| c.history))
-            .flatten();
         // The first build in generations makes the link, even of an unchanged site.
         let first_generation = options.generations && current_generation(output).is_none();
         let cache = if options.write && !options.force && !first_generation {
@@ -63,11 +60,14 @@ impl PreviousBuild {
         } else {
             None
         };
+        let history_only = (options.write && cache.is_none())
+            .then(|| cache::load_history(&cache_path))
+            .flatten();
         PreviousBuild {
             cache_path,
             inputs_hash,
             cache,
-            forced_history,
+            history_only,
             trusted,
         }
     }
@@ -80,7 +80,7 @@ impl PreviousBuild {
             redirects: Vec::new(),
             abstract_keys: Vec::new(),
         };
-        match (&self.cache, &self.forced_history) {
+        match (&self.cache, &self.history_only) {
             (Some(cache), _) => &cache.history,
             (None, Some(history)) => history,
             (None, None) => &NONE,
