@@ -546,20 +546,17 @@ fn render(
 /// path.
 fn write_edges(out: &mut String, layout: &Layout, slots: &[Slot]) {
     out.push_str("<g class=\"edges\" aria-hidden=\"true\">\n");
+    // The path being written: whether it is the "more" edge, and its width as drawn.
     let mut open: Option<(bool, String)> = None;
     for (node, slot) in layout.nodes.iter().zip(slots) {
-        let width = num(slot.stroke).to_string();
-        if open.as_ref() != Some(&(slot.more, width.clone())) {
+        let kind = (slot.more, num(slot.stroke).to_string());
+        if open.as_ref() != Some(&kind) {
             if open.is_some() {
                 out.push_str("\"/>\n");
             }
-            let class = if slot.more {
-                " class=\"edge-more\""
-            } else {
-                ""
-            };
-            let _ = write!(out, "<path{class} stroke-width=\"{width}\" d=\"");
-            open = Some((slot.more, width));
+            let class = if kind.0 { " class=\"edge-more\"" } else { "" };
+            let _ = write!(out, "<path{class} stroke-width=\"{}\" d=\"", kind.1);
+            open = Some(kind);
         }
         let _ = write!(out, "M0 0L{} {}", num(node.x), num(node.y));
     }

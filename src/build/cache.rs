@@ -13,7 +13,7 @@
 //! A missing, unreadable or older-version cache is simply ignored: the build is then a
 //! full one. The cache changes what is built only by the slug history it keeps
 //! (`history`: the redirects of moved pages; a forced build keeps it too, and so does
-//! the first build of another version, see [`load_history`]); for the rest it changes
+//! the first build of another version, see [`Loaded`]); for the rest it changes
 //! only how much work a build takes.
 
 use std::collections::HashMap;
@@ -136,45 +136,45 @@ struct OwnedBody {
     history: SlugHistory,
 }
 
-/// Reads a cache; `None` when there is none, it does not parse, or another version of
-/// profilegen (or another layout) wrote it.
+/// What a cache file gives a build.
+#[derive(Debug, PartialEq)]
+pub enum Loaded {
+    /// The cache this profilegen wrote: all of it.
+    Current(BuildCache),
+    /// Only what earlier builds knew of slugs, from a cache another profilegen version
+    /// wrote in this layout: a build cannot vouch for another version's outputs, but the
+    /// first build after an upgrade still keeps the redirects. The abstracts' keys are
+    /// left out: code that may have changed made them, and they are only a saving.
+    OtherVersion(SlugHistory),
+}
+
+/// Reads a cache; `None` when there is none, it does not parse, or it is in another
+/// layout.
 ///
 /// The format is postcard (serde's compact binary format, with a documented stable
 /// wire format): a head (layout and version), then the inputs hash, the summary, the
-/// diagnostics, the outputs and the slug history. A head that does not match ends the reading early.
-pub fn load(path: &Path) -> Option<BuildCache> {
+/// diagnostics, the outputs and the slug history. A head in another layout ends the
+/// reading early.
+pub fn load(path: &Path) -> Option<Loaded> {
     let bytes = fs::read(path).ok()?;
     let (head, rest) = postcard::take_from_bytes::<Head>(&bytes).ok()?;
-    if head.format != FORMAT || head.version != env!("CARGO_PKG_VERSION") {
+    if head.format != FORMAT {
         return None;
     }
     let body: OwnedBody = postcard::from_bytes(rest).ok()?;
-    Some(BuildCache {
+    if head.version != env!("CARGO_PKG_VERSION") {
+        let mut history = body.history;
+        history.abstract_keys.clear();
+        return Some(Loaded::OtherVersion(history));
+    }
+    Some(Loaded::Current(BuildCache {
         version: head.version.to_string(),
         inputs: body.inputs,
         summary: body.summary,
         diagnostics: body.diagnostics,
         outputs: body.outputs.into_iter().collect(),
         history: body.history,
-    })
-}
-
-/// What an earlier build knew of slugs, from a cache in this layout whatever profilegen
-/// wrote it (`None` without one): a forced build still keeps the redirects, and so does
-/// the first build of another profilegen version, whose outputs the cache cannot
-/// vouch for. The abstracts' keys are left out of another version's: they are made by
-/// code that may have changed, and are only a saving.
-pub fn load_history(path: &Path) -> Option<SlugHistory> {
-    let bytes = fs::read(path).ok()?;
-    let (head, rest) = postcard::take_from_bytes::<Head>(&bytes).ok()?;
-    if head.format != FORMAT {
-        return None;
-    }
-    let mut history = postcard::from_bytes::<OwnedBody>(rest).ok()?.history;
-    if head.version != env!("CARGO_PKG_VERSION") {
-        history.abstract_keys.clear();
-    }
-    Some(history)
+    }))
 }
 
 /// Writes a cache atomically, creating the cache folder (with a `.gitignore` that
@@ -273,28 +273,26 @@ mod tests {
             .diagnostics
             .push(Diagnostic::warning("a warning", None));
         save(&path, &cache).unwrap();
-        assert_eq!(load(&path), Some(cache.clone()));
+        assert_eq!(load(&path), Some(Loaded::Current(cache.clone())));
         assert!(dir.path().join(CACHE_DIR).join(".gitignore").exists());
         let whole = fs::read(&path).unwrap();
         fs::write(&path, &whole[..whole.len() - 3]).unwrap();
         assert_eq!(load(&path), None, "a truncated cache is ignored");
+        // Another version's cache gives its history, but for the abstracts' keys.
         cache
             .history
             .redirects
             .push(("authors/old/".into(), "authors/new/".into()));
         cache.history.abstract_keys.push((1, 2));
-        save(&path, &cache).unwrap();
-        assert_eq!(load_history(&path).as_ref(), Some(&cache.history));
         cache.version = "0.0.0-other".into();
         save(&path, &cache).unwrap();
-        assert_eq!(load(&path), None);
-        // Another version's history is kept, but for the abstracts' keys.
-        let history = load_history(&path).expect("another version's history");
+        let Some(Loaded::OtherVersion(history)) = load(&path) else {
+            panic!("another version's history");
+        };
         assert_eq!(history.redirects, cache.history.redirects);
         assert!(history.abstract_keys.is_empty());
         fs::write(&path, "not a cache").unwrap();
         assert_eq!(load(&path), None);
-        assert_eq!(load_history(&path), None);
         assert_eq!(load(&dir.path().join("missing")), None);
     }
 

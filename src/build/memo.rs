@@ -300,11 +300,12 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn huge_pages_can_be_turned_off_for_the_process() {
-        let thp_enabled = || {
-            let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        // `THP_enabled` of a process's `/proc/<pid>/status`.
+        let thp_of = |status: &str| {
             let line = status.lines().find(|l| l.starts_with("THP_enabled:"))?;
             line.split_whitespace().nth(1).map(str::to_string)
         };
+        let thp_enabled = || thp_of(&std::fs::read_to_string("/proc/self/status").ok()?);
         let Some(before) = thp_enabled() else {
             return; // A kernel that does not report it (before Linux 5.0).
         };
@@ -317,9 +318,7 @@ mod tests {
             if let_it {
                 let_child_use_huge_pages(&mut command);
             }
-            let status = String::from_utf8(command.output().ok()?.stdout).ok()?;
-            let line = status.lines().find(|l| l.starts_with("THP_enabled:"))?;
-            line.split_whitespace().nth(1).map(str::to_string)
+            thp_of(&String::from_utf8(command.output().ok()?.stdout).ok()?)
         };
         if let Some(inherited) = child_thp(false) {
             assert_eq!(inherited, "0");

@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 
 use rayon::prelude::*;
 
-use super::cache::{self, BuildCache, OutputState};
+use super::cache::{self, BuildCache, Loaded, OutputState};
 use super::memo::SavedCache;
 use super::BuildOptions;
 use crate::output::generations::current_generation;
@@ -49,20 +49,24 @@ impl PreviousBuild {
         let mut trusted = false;
         // The first build in generations makes the link, even of an unchanged site.
         let first_generation = options.generations && current_generation(output).is_none();
-        let cache = if options.write && !options.force && !first_generation {
-            match saved.cache.take() {
-                Some((path, cache)) if path == cache_path => {
-                    trusted = output.join(MANIFEST).is_file();
-                    Some(cache)
-                }
-                _ => cache::load(&cache_path).map(Arc::new),
+        let uses_cache = options.write && !options.force && !first_generation;
+        let saved_here = uses_cache
+            .then(|| saved.cache.take())
+            .flatten()
+            .filter(|(path, _)| *path == cache_path);
+        let (cache, history_only) = match saved_here {
+            Some((_, cache)) => {
+                trusted = output.join(MANIFEST).is_file();
+                (Some(cache), None)
             }
-        } else {
-            None
+            None if !options.write => (None, None),
+            None => match cache::load(&cache_path) {
+                Some(Loaded::Current(cache)) if uses_cache => (Some(Arc::new(cache)), None),
+                Some(Loaded::Current(cache)) => (None, Some(cache.history)),
+                Some(Loaded::OtherVersion(history)) => (None, Some(history)),
+                None => (None, None),
+            },
         };
-        let history_only = (options.write && cache.is_none())
-            .then(|| cache::load_history(&cache_path))
-            .flatten();
         PreviousBuild {
             cache_path,
             inputs_hash,
