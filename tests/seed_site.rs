@@ -208,23 +208,13 @@ const OUTPUT_REVISION_RECORD: &str = "tests/fixtures/output_revision.txt";
 /// only the record updated.)
 #[test]
 fn output_revision_moves_with_the_output() {
-    use profilegen::hash::content_hash;
-    use profilegen::render::{DEFAULT_STATIC, DEFAULT_TEMPLATES};
-    let hash_of = |files: &mut dyn Iterator<Item = (&str, &[u8])>| {
-        let mut bytes = Vec::new();
-        for (name, content) in files {
-            bytes.extend_from_slice(name.as_bytes());
-            bytes.push(0);
-            bytes.extend_from_slice(&content_hash(content).to_le_bytes());
-        }
-        content_hash(&bytes)
-    };
-    let templates = hash_of(&mut DEFAULT_TEMPLATES.iter().map(|(n, t)| (*n, t.as_bytes())));
+    use profilegen::render::{default_templates_hash, files_hash, DEFAULT_STATIC};
+    let templates = default_templates_hash();
     let site = built();
     let tree = site.output_tree();
     let is_static = |path: &str| DEFAULT_STATIC.iter().any(|(name, _)| *name == path);
-    let generated = hash_of(
-        &mut (tree.iter())
+    let generated = files_hash(
+        (tree.iter())
             .filter(|(path, _)| !is_static(path))
             .map(|(path, file)| (path.as_str(), file.as_slice())),
     );

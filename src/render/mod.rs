@@ -89,12 +89,26 @@ pub const DEFAULT_STATIC: &[(&str, &[u8])] = &[
 /// A hash of the built-in theme (templates and static files), so that a build cache
 /// made by a binary with another theme is not taken as current.
 pub fn default_theme_hash() -> u64 {
+    let static_files = DEFAULT_STATIC.iter().map(|(name, data)| (*name, *data));
+    files_hash(default_templates().chain(static_files))
+}
+
+/// A hash of the built-in theme's templates alone.
+pub fn default_templates_hash() -> u64 {
+    files_hash(default_templates())
+}
+
+/// The built-in templates as named bytes.
+fn default_templates() -> impl Iterator<Item = (&'static str, &'static [u8])> {
+    DEFAULT_TEMPLATES
+        .iter()
+        .map(|(name, source)| (*name, source.as_bytes()))
+}
+
+/// One hash of named files: each name and the hash of its bytes, in order.
+pub fn files_hash<'f>(files: impl IntoIterator<Item = (&'f str, &'f [u8])>) -> u64 {
     let mut bytes = Vec::new();
-    for (name, source) in DEFAULT_TEMPLATES {
-        bytes.extend_from_slice(name.as_bytes());
-        bytes.extend_from_slice(&content_hash(source.as_bytes()).to_le_bytes());
-    }
-    for (name, data) in DEFAULT_STATIC {
+    for (name, data) in files {
         bytes.extend_from_slice(name.as_bytes());
         bytes.extend_from_slice(&content_hash(data).to_le_bytes());
     }
