@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::build::cache::CACHE_DIR;
 use crate::build::BuildMemo;
-use crate::build::{build_with, warm_up, BuildFailure, BuildOptions, BuildReport};
+use crate::build::{build_and_report, warm_up, BuildFailure, BuildOptions, BuildReport};
 use crate::serve::{start_server, LiveReload, ReloadMessage, ServeOptions, ServerHandle};
 use crate::watch::{
     Change, ChangeKind, SiteWatcher, WatchOptions, DEFAULT_DEBOUNCE, DEFAULT_SETTLE,
@@ -121,8 +121,7 @@ pub fn watch(
             .iter()
             .filter_map(|c| c.path.strip_prefix(&root).ok().map(Path::to_path_buf))
             .collect();
-        let outcome = build_with(options, &mut memo);
-        on_rebuild(&changes, &outcome);
+        build_and_report(options, &mut memo, |outcome| on_rebuild(&changes, outcome));
     }
     Ok(())
 }
