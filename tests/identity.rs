@@ -182,6 +182,38 @@ fn old_urls_keep_redirecting_after_a_build_by_another_version() {
 }
 
 #[test]
+fn old_urls_keep_redirecting_when_the_site_moves_to_generations() {
+    let site = kurths_site();
+    site.build();
+    site.file(
+        "content/records/kurths-3.txt",
+        record_file(
+            "Juergen Kurths",
+            &[(
+                2022,
+                "Climate Networks Revisited",
+                "Networks of climate.",
+                "physics.ao-ph",
+            )],
+        ),
+    );
+    site.build();
+    let moved = checked_redirects(&site);
+    assert_eq!(moved.len(), 1, "{moved:?}");
+    // The plain output folder moved away, as the first build in generations asks: that
+    // build renders every output into a new generation (it makes the link), but keeps
+    // what the plain builds knew of slugs.
+    std::fs::rename(site.public(), site.root().join("public-plain")).unwrap();
+    let run = site.run(&["build", "--generations"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(site.public().is_symlink(), "the output is now a link");
+    assert_eq!(checked_redirects(&site), moved);
+    let run = site.run(&["build", "--generations"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(checked_redirects(&site), moved);
+}
+
+#[test]
 fn aliases_make_one_author_under_the_configured_name_and_old_urls_redirect() {
     let site = kurths_site();
     site.build();
