@@ -147,11 +147,9 @@ fn caches_from_another_version(site: &Site) {
     assert_eq!(rewritten, 1);
 }
 
-#[test]
-fn old_urls_keep_redirecting_after_a_build_by_another_version() {
-    let site = kurths_site();
-    site.build();
-    // A renamed paper: only the build cache's slug history knows its old URL.
+/// Renames a paper of [`kurths_site`] and builds: only the build cache's slug history
+/// knows its old URL then.
+fn rename_a_paper(site: &Site) {
     site.file(
         "content/records/kurths-3.txt",
         record_file(
@@ -165,6 +163,13 @@ fn old_urls_keep_redirecting_after_a_build_by_another_version() {
         ),
     );
     site.build();
+}
+
+#[test]
+fn old_urls_keep_redirecting_after_a_build_by_another_version() {
+    let site = kurths_site();
+    site.build();
+    rename_a_paper(&site);
     let moved = vec![(
         "papers/climate-networks-2022/".to_string(),
         "papers/climate-networks-revisited-2022/".to_string(),
@@ -185,19 +190,7 @@ fn old_urls_keep_redirecting_after_a_build_by_another_version() {
 fn old_urls_keep_redirecting_when_the_site_moves_to_generations() {
     let site = kurths_site();
     site.build();
-    site.file(
-        "content/records/kurths-3.txt",
-        record_file(
-            "Juergen Kurths",
-            &[(
-                2022,
-                "Climate Networks Revisited",
-                "Networks of climate.",
-                "physics.ao-ph",
-            )],
-        ),
-    );
-    site.build();
+    rename_a_paper(&site);
     let moved = checked_redirects(&site);
     assert_eq!(moved.len(), 1, "{moved:?}");
     // The plain output folder moved away, as the first build in generations asks: that

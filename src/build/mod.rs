@@ -839,18 +839,25 @@ mod tests {
         assert_eq!(lean_from_bytes(&BuildMemo::long_running()), None);
     }
 
-    /// A long-running process is told each build's outcome once, and the memo is then
-    /// ready for the next build as after [`build_with`]: it reuses the parsed files.
-    #[test]
-    fn a_reported_build_leaves_its_work_to_the_next() {
+    /// A site in a temporary folder with the first `count` record files of the example
+    /// site, and its records folder.
+    fn site_with_example_records(count: usize) -> (tempfile::TempDir, PathBuf) {
         let site = tempfile::tempdir().unwrap();
         let records = site.path().join("content/records");
         fs::create_dir_all(&records).unwrap();
         let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("content/records");
-        for entry in fs::read_dir(example).unwrap().take(2) {
+        for entry in fs::read_dir(example).unwrap().take(count) {
             let path = entry.unwrap().path();
             fs::copy(&path, records.join(path.file_name().unwrap())).unwrap();
         }
+        (site, records)
+    }
+
+    /// A long-running process is told each build's outcome once, and the memo is then
+    /// ready for the next build as after [`build_with`]: it reuses the parsed files.
+    #[test]
+    fn a_reported_build_leaves_its_work_to_the_next() {
+        let (site, records) = site_with_example_records(2);
         let options = BuildOptions::new(site.path());
         let mut memo = BuildMemo::long_running();
         let mut outcomes = Vec::new();
@@ -889,14 +896,7 @@ mod tests {
     /// reads them, and `--force` reads neither (whatever they hold) but keeps them anew.
     #[test]
     fn force_reads_no_kept_file_and_keeps_them_again() {
-        let site = tempfile::tempdir().unwrap();
-        let records = site.path().join("content/records");
-        fs::create_dir_all(&records).unwrap();
-        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("content/records");
-        for entry in fs::read_dir(example).unwrap().take(3) {
-            let path = entry.unwrap().path();
-            fs::copy(&path, records.join(path.file_name().unwrap())).unwrap();
-        }
+        let (site, _) = site_with_example_records(3);
         let options = BuildOptions::new(site.path());
         build(&options).expect("the first build");
         let kept_dir = site.path().join(cache::CACHE_DIR);
