@@ -18,6 +18,8 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use crate::hash::{content_hash, HashRuns};
 use crate::text_store::read_exact_at;
 
@@ -25,6 +27,10 @@ use crate::text_store::read_exact_at;
 const MAGIC: &[u8; 8] = b"PGKEPT1\n";
 /// Bytes of one index entry.
 const ENTRY_BYTES: usize = 28;
+
+/// An earlier kept file that lacks at most one in this many of the blobs a build would
+/// keep is left as it is ([`KeptFile::still_serves`]).
+pub const MAY_LACK_ONE_IN: usize = 20;
 
 /// One index entry: a blob's key, offset, length and hash.
 type Entry = (u64, u64, u32, u64);
@@ -79,6 +85,23 @@ impl KeptFile {
         let mut bytes = vec![0u8; len as usize];
         read_exact_at(&self.file, &mut bytes, offset).ok()?;
         (content_hash(&bytes) == hash).then_some(bytes)
+    }
+
+    /// Whether a blob is kept under `key` (without reading it).
+    pub fn contains(&self, key: u64) -> bool {
+        self.runs.find(&self.index, key, |e| e.0).is_some()
+    }
+
+    /// Whether a build that would keep the blobs under `keys` may leave this file, an
+    /// earlier build's, as it is: it lacks at most one in [`MAY_LACK_ONE_IN`] of them
+    /// (the next build makes those again, as this one does) and holds at most as many
+    /// again that are no longer wanted. A handful of new documents then costs the next
+    /// build their work, not this one the writing of the whole file (at 500,000 papers,
+    /// 243 MB of search terms and 161 MB of conversions) and the work of making it.
+    pub fn still_serves(&self, keys: &[u64]) -> bool {
+        let lacking = keys.par_iter().filter(|&&key| !self.contains(key)).count();
+        let unwanted = (self.index.len() + lacking).saturating_sub(keys.len());
+        lacking * MAY_LACK_ONE_IN <= keys.len() && unwanted <= keys.len()
     }
 
     /// The keys kept, in order.
@@ -210,6 +233,31 @@ mod tests {
         write(&path, "v1 binary", [(1, b"one".to_vec())]);
         let kept = KeptFile::open(&path, "v1 binary").unwrap();
         assert_eq!(kept.keys().collect::<Vec<_>>(), [1]);
+    }
+
+    #[test]
+    fn a_file_lacking_one_blob_in_twenty_or_fewer_still_serves() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kept");
+        write(&path, "id", (0..100u64).map(|k| (k, vec![1])));
+        let kept = KeptFile::open(&path, "id").unwrap();
+        assert!(kept.contains(99) && !kept.contains(100));
+        let wanted = |keys: std::ops::Range<u64>| keys.collect::<Vec<_>>();
+        assert!(kept.still_serves(&wanted(0..100)), "all of them");
+        assert!(kept.still_serves(&wanted(0..105)), "5 of 105 lacking");
+        assert!(!kept.still_serves(&wanted(0..106)), "6 of 106 lacking");
+        assert!(
+            kept.still_serves(&wanted(5..105)),
+            "5 of 100 lacking, 5 unwanted"
+        );
+        assert!(!kept.still_serves(&wanted(10..110)), "10 of 100 lacking");
+        // Half of the file is still wanted: as many unwanted as wanted.
+        assert!(kept.still_serves(&wanted(0..50)));
+        assert!(
+            !kept.still_serves(&wanted(0..49)),
+            "more unwanted than wanted"
+        );
+        assert!(!kept.still_serves(&[]), "nothing wanted");
     }
 
     #[test]

@@ -106,6 +106,10 @@ pub struct KeptTerms<'k> {
     /// terms in use (the next build then starts a table anew, as
     /// [`SearchMemo::finish_build`] renumbers).
     pub written: bool,
+    /// Set by [`SearchIndex::build`]: whether `earlier` still holds nearly every
+    /// document's terms ([`KeptFile::still_serves`]), so that it stays as it is and
+    /// `keep` gets nothing.
+    pub earlier_kept: bool,
 }
 
 /// The key of the term table's blob in a kept file of documents' terms.
@@ -518,6 +522,26 @@ fn place_in_slots<'s>(
     }
 }
 
+/// The key document `doc` (authors first, then papers) keeps its terms under, in a
+/// long-running process's memo and in a kept file: a hash of what makes its fields
+/// (a paper's subjects by their codes, its abstract by its hash), so that a document
+/// found as it was is not read again.
+fn search_terms_key(ix: &SiteIndex, doc: usize) -> u64 {
+    let Some(paper) = doc.checked_sub(ix.graph.authors.len()) else {
+        let fields = [(ix.profiles[doc].name.as_str(), WEIGHT_TITLE)];
+        return crate::hash::key("search terms", &fields);
+    };
+    let text = &ix.paper_texts[paper];
+    let abstract_hash = text.abstract_text.as_ref().map(Text::content_hash);
+    let parts = (
+        &text.title_text,
+        &ix.graph.papers[paper].subjects,
+        &ix.paper_author_names(paper),
+        abstract_hash,
+    );
+    crate::hash::key("search terms of a paper", &parts)
+}
+
 impl SearchIndex {
     /// Builds the index of `ix`, reusing the terms of documents whose fields are the
     /// same as in the previous build (`memo`), or, in a one-off build or a long-running
@@ -535,12 +559,27 @@ impl SearchIndex {
             earlier,
             keep,
             written,
+            earlier_kept,
         } = kept;
         // Read only by a build whose term numbers start empty: a one-off build, or a
         // long-running process's first.
         let earlier = earlier.and_then(|file| Some((file, load_term_table(file, numbers)?)));
+        let doc_key = |doc: usize| search_terms_key(ix, doc);
+        // An earlier file that still holds nearly every document's terms stays as it is.
+        let earlier_keys: Option<Vec<u64>> = earlier
+            .filter(|_| keep.is_some())
+            .map(|_| (0..doc_count).into_par_iter().map(doc_key).collect());
+        *earlier_kept = earlier
+            .zip(earlier_keys.as_ref())
+            .is_some_and(|((file, _), keys)| file.still_serves(keys));
         let to_keep = (keep.as_mut())
+            .filter(|_| !*earlier_kept)
             .map(|(out, identity)| TermsToKeep::new(&mut **out, identity, doc_count));
+        let key_of = |doc: usize| {
+            earlier_keys
+                .as_ref()
+                .map_or_else(|| doc_key(doc), |k| k[doc])
+        };
         let terms_of = |doc: usize, key: u64, make: &dyn Fn() -> NumberedTerms| {
             if let Some(to_keep) = &to_keep {
                 to_keep.note_key(doc, key);
@@ -554,19 +593,15 @@ impl SearchIndex {
         };
         let author_terms = |id: usize| {
             let fields = [(ix.profiles[id].name.as_str(), WEIGHT_TITLE)];
-            let key = crate::hash::key("search terms", &fields);
-            terms_of(id, key, &|| number_terms(&weighted(&fields), numbers))
+            terms_of(id, key_of(id), &|| {
+                number_terms(&weighted(&fields), numbers)
+            })
         };
         let paper_terms = |id: usize| {
             let paper = &graph.papers[id];
             let text = &ix.paper_texts[id];
-            let names = ix.paper_author_names(id);
-            // The key is made of what makes the fields (subjects by their codes, the
-            // abstract by its hash), so that a paper found as it was is not read again.
-            let abstract_hash = text.abstract_text.as_ref().map(Text::content_hash);
-            let parts = (&text.title_text, &paper.subjects, &names, abstract_hash);
-            let key = crate::hash::key("search terms of a paper", &parts);
-            terms_of(authors + id, key, &|| {
+            terms_of(authors + id, key_of(authors + id), &|| {
+                let names = ix.paper_author_names(id);
                 let subjects: Vec<String> = paper
                     .subjects
                     .iter()

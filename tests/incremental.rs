@@ -606,8 +606,10 @@ fn a_long_running_process_starts_from_the_search_terms_a_one_off_build_kept() {
 }
 
 /// A search terms file that is not whole (garbage, cut short, a blob changed on disk)
-/// costs the next build only time: it builds what a clean build does and keeps the
-/// file whole again.
+/// costs the next build only time: it builds what a clean build does, and keeps the
+/// file whole again when it cannot read it or the documents changed (a file with one
+/// blob changed on disk would otherwise serve on: that document's terms are made
+/// again in each build until the file is written anew).
 #[test]
 fn a_damaged_search_terms_file_is_not_trusted_and_is_kept_whole_again() {
     let site = starting_site();
@@ -642,6 +644,59 @@ fn a_damaged_search_terms_file_is_not_trusted_and_is_kept_whole_again() {
         );
         assert_ne!(&again, damaged, "damage {n}");
     }
+}
+
+/// A one-off build leaves the search terms and conversions an earlier one kept as they
+/// are while they hold all but one in twenty of its documents' terms and papers'
+/// conversions, and builds what a clean build does with them; past that it keeps
+/// them anew.
+#[test]
+fn kept_files_that_still_serve_are_not_written_again() {
+    let site = medium_site();
+    site.build();
+    let kept = ["search.kept", "texts.kept"].map(|name| site.root().join(".profilegen").join(name));
+    let read = || {
+        kept.clone()
+            .map(|path| fs::read(path).expect("a kept file"))
+    };
+    let new_author = |n: usize| {
+        let papers = [(
+            2026,
+            format!("A new paper {n}"),
+            format!("With $y^{n}$."),
+            "cs.DC",
+        )];
+        record_file(&format!("Newcomer {n}"), &papers)
+    };
+    // A clean build (`--force`: it reads no kept file, and keeps both anew) into
+    // another folder; the files it kept.
+    let same_as_clean = |site: &Site| {
+        let clean = site.run(&["build", "--force", "--output", "clean"]);
+        assert_eq!(clean.code, 0, "{}", clean.stderr);
+        assert!(tree(&site.public()) == tree(&site.root().join("clean")));
+        fs::remove_dir_all(site.root().join("clean")).unwrap();
+        read()
+    };
+    // One new author and paper: 2 new documents of 152, 1 new conversion of 121.
+    let before = read();
+    site.file("content/records/new-0.txt", new_author(0));
+    site.build();
+    assert!(read() == before, "the kept files stay as they were");
+    let before = same_as_clean(&site);
+    // Ten more: 20 of 172 documents are not in the file, so it is kept anew.
+    for n in 1..=10 {
+        site.file(&format!("content/records/new-{n}.txt"), new_author(n));
+    }
+    site.build();
+    let after = read();
+    assert_ne!(after[0], before[0], "the search terms kept anew");
+    assert_ne!(after[1], before[1], "the conversions kept anew");
+    let after = same_as_clean(&site);
+    // One author and paper fewer: the files still serve.
+    site.remove("content/records/new-3.txt");
+    site.build();
+    assert!(read() == after, "the kept files stay as they were");
+    same_as_clean(&site);
 }
 
 #[test]

@@ -232,11 +232,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             return Err(gathered.fail(d));
         }
     };
-    let terms_written = kept_terms.written;
-    on_disk.finish(
-        terms_written,
-        (&graph, &input.config, &plan.index.paper_texts),
-    );
+    let terms = (kept_terms.written, kept_terms.earlier_kept);
+    on_disk.finish(terms, (&graph, &input.config, &plan.index.paper_texts));
     plan.outputs.extend(search_outputs);
     let summary = cache::CachedSummary {
         authors: graph.authors.len(),
@@ -473,18 +470,20 @@ impl KeptOnDisk {
             keep: (self.keeping_terms.as_mut())
                 .map(|file| (file as &mut (dyn Write + Send), self.identity.as_str())),
             written: false,
+            earlier_kept: false,
         }
     }
 
-    /// Puts the search terms' file in place if it was `terms_written` whole (else
-    /// removes the earlier one, so that the next build does not read a file that no
-    /// longer has what this one would have kept), and keeps the site's conversions.
+    /// Puts the search terms' file in place if it was written whole (else removes the
+    /// earlier one, so that the next build does not read a file that no longer has
+    /// what this one would have kept), unless the earlier one was kept as it is, and
+    /// keeps the site's conversions.
     fn finish(
         self,
-        terms_written: bool,
+        (terms_written, earlier_terms_kept): (bool, bool),
         (graph, config, texts): (&SiteGraph, &crate::config::SiteConfig, &[Arc<PaperText>]),
     ) {
-        if let Some(file) = self.keeping_terms {
+        if let Some(file) = self.keeping_terms.filter(|_| !earlier_terms_kept) {
             if !(terms_written && file.commit().is_ok()) {
                 let _ = fs::remove_file(&self.terms_path);
             }
@@ -511,7 +510,8 @@ fn kept_identity() -> String {
 }
 
 /// Keeps the site's TeX conversions (`texts`, by paper) on disk at `path` for the next
-/// build, unless the file an earlier build kept there holds them all already. Only a
+/// build, unless the file an earlier build kept there still holds nearly all of them
+/// ([`KeptFile::still_serves`]: the next build converts the few others again). Only a
 /// one-off build writes it: a long-running process keeps its conversions in memory, and
 /// writing them on every rebuild would cost each rebuild the time. A file that cannot be
 /// written costs the next build only the time it would have saved, so that is not an
@@ -524,7 +524,7 @@ fn keep_conversions(
     texts: &[Arc<PaperText>],
 ) {
     let keys = kept_conversion_keys(graph, config, texts);
-    if earlier.is_some_and(|kept| kept.keys().eq(keys.iter().copied())) {
+    if earlier.is_some_and(|kept| kept.still_serves(&keys)) {
         return;
     }
     let conversions = conversions_to_keep(graph, config, texts);

@@ -236,8 +236,8 @@ fn converted_abstract<'t>(paper: &Paper, text: &'t PaperText) -> Option<&'t Text
 /// held at once.
 const KEEP_CHUNK: usize = 4096;
 
-/// The keys of the conversions [`conversions_to_keep`] gives, in order: when they are
-/// an earlier kept file's keys, that file holds them all already.
+/// The keys of the conversions [`conversions_to_keep`] gives, in order, each once: what
+/// an earlier kept file is compared with ([`crate::kept_file::KeptFile::still_serves`]).
 pub fn kept_conversion_keys(
     graph: &SiteGraph,
     config: &SiteConfig,
