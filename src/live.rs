@@ -121,7 +121,7 @@ pub fn watch(
             .iter()
             .filter_map(|c| c.path.strip_prefix(&root).ok().map(Path::to_path_buf))
             .collect();
-        build_and_report(options, &mut memo, |outcome| on_rebuild(&changes, outcome));
+        let _ = build_and_report(options, &mut memo, |outcome| on_rebuild(&changes, outcome));
     }
     Ok(())
 }

@@ -101,15 +101,23 @@ pub struct KeptTerms<'k> {
     /// Where to write this build's file, and the identity to write in it. It is
     /// written as the postings are placed.
     pub keep: Option<(&'k mut (dyn Write + Send), &'k str)>,
-    /// Set by [`SearchIndex::build`]: whether `keep` got a whole file worth keeping: not
-    /// if writing failed, nor once the term table holds more terms no document uses than
-    /// terms in use (the next build then starts a table anew, as
-    /// [`SearchMemo::finish_build`] renumbers).
-    pub written: bool,
-    /// Set by [`SearchIndex::build`]: whether `earlier` still holds nearly every
-    /// document's terms ([`KeptFile::still_serves`]), so that it stays as it is and
-    /// `keep` gets nothing.
-    pub earlier_kept: bool,
+    /// Set by [`SearchIndex::build`]: what became of the file to keep.
+    pub outcome: TermsKept,
+}
+
+/// What a build did about the search terms' file it was to keep ([`KeptTerms`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TermsKept {
+    /// `keep` got no whole file worth keeping: writing failed, or the term table holds
+    /// more terms no document uses than terms in use (the next build then starts a
+    /// table anew, as [`SearchMemo::finish_build`] renumbers), or nothing was to be kept.
+    #[default]
+    Nothing,
+    /// `keep` got a whole file.
+    Written,
+    /// `earlier` still holds nearly every document's terms
+    /// ([`KeptFile::still_serves`]): it stays as it is, and `keep` got nothing.
+    EarlierServes,
 }
 
 /// The key of the term table's blob in a kept file of documents' terms.
@@ -558,29 +566,28 @@ impl SearchIndex {
         let KeptTerms {
             earlier,
             keep,
-            written,
-            earlier_kept,
+            outcome,
         } = kept;
         // Read only by a build whose term numbers start empty: a one-off build, or a
         // long-running process's first.
         let earlier = earlier.and_then(|file| Some((file, load_term_table(file, numbers)?)));
-        let doc_key = |doc: usize| search_terms_key(ix, doc);
         // An earlier file that still holds nearly every document's terms stays as it is.
-        let earlier_keys: Option<Vec<u64>> = earlier
-            .filter(|_| keep.is_some())
-            .map(|_| (0..doc_count).into_par_iter().map(doc_key).collect());
-        *earlier_kept = earlier
+        let earlier_keys: Option<Vec<u64>> = earlier.filter(|_| keep.is_some()).map(|_| {
+            let keys = (0..doc_count).into_par_iter();
+            keys.map(|doc| search_terms_key(ix, doc)).collect()
+        });
+        let earlier_serves = earlier
             .zip(earlier_keys.as_ref())
             .is_some_and(|((file, _), keys)| file.still_serves(keys));
         let to_keep = (keep.as_mut())
-            .filter(|_| !*earlier_kept)
+            .filter(|_| !earlier_serves)
             .map(|(out, identity)| TermsToKeep::new(&mut **out, identity, doc_count));
         // Documents whose terms were made rather than found in `earlier`.
         let made = AtomicUsize::new(0);
         let key_of = |doc: usize| {
             earlier_keys
                 .as_ref()
-                .map_or_else(|| doc_key(doc), |k| k[doc])
+                .map_or_else(|| search_terms_key(ix, doc), |k| k[doc])
         };
         let terms_of = |doc: usize, key: u64, make: &dyn Fn() -> NumberedTerms| {
             if let Some(to_keep) = &to_keep {
@@ -658,16 +665,19 @@ impl SearchIndex {
             ),
             None => {
                 let scratch = graph.texts.scratch_file();
-                let between = match earlier {
-                    Some(_) => BetweenPasses::KeepMade(scratch, &made),
-                    None => BetweenPasses::Keep(scratch),
-                };
+                let made = earlier.is_some().then_some(&made);
+                let between = BetweenPasses::Keep { scratch, made };
                 postings(doc_count, doc_terms, between, Some(&mut keep_placed))
             }
         };
         drop(all_terms);
         let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
-        *written = to_keep.is_some_and(|to_keep| to_keep.finish(&numbers, &starts));
+        let written = to_keep.is_some_and(|to_keep| to_keep.finish(&numbers, &starts));
+        *outcome = match (earlier_serves, written) {
+            (true, _) => TermsKept::EarlierServes,
+            (false, true) => TermsKept::Written,
+            (false, false) => TermsKept::Nothing,
+        };
         SearchIndex::from_postings(ix, doc_ids, (flat, starts), &numbers)
     }
 
@@ -1090,13 +1100,15 @@ enum BetweenPasses<'m> {
     /// Keeps them, four bytes a term (as many bytes as the postings): in the scratch
     /// file when there is one, as there is for a site whose texts are stored on disk,
     /// else in memory. Finding them again would mean reading and splitting every text
-    /// again: over a third of the stage's time in a one-off build.
-    Keep(Option<ScratchFile>),
-    /// As `Keep`, but a chunk none of whose documents' terms were made (`made` counts
-    /// those that were) is asked for again: its terms were all found in a kept file,
-    /// where finding them again costs less than writing them to the scratch file and
+    /// again: over a third of the stage's time in a one-off build. With `made` (which
+    /// counts the documents whose terms were made rather than found in a kept file),
+    /// only the chunks with terms made are kept; the others are asked for again, which
+    /// finds them in the kept file for less than writing them to the scratch file and
     /// reading them back (a fifth of the stage's time at 500,000 papers, by `perf`).
-    KeepMade(Option<ScratchFile>, &'m AtomicUsize),
+    Keep {
+        scratch: Option<ScratchFile>,
+        made: Option<&'m AtomicUsize>,
+    },
 }
 
 /// One chunk of documents' numbered terms, kept between the postings' passes: for each
@@ -1179,8 +1191,10 @@ fn postings(
     let mut starts = vec![0usize; 1];
     let mut kept = Vec::new();
     let made_so_far = |between: &BetweenPasses| match between {
-        BetweenPasses::KeepMade(_, made) => made.load(Ordering::Relaxed),
-        _ => 0,
+        BetweenPasses::Keep {
+            made: Some(made), ..
+        } => Some(made.load(Ordering::Relaxed)),
+        _ => None,
     };
     for range in chunks() {
         let made_before = made_so_far(&between);
@@ -1192,14 +1206,12 @@ fn postings(
             }
             starts[n] += 1;
         }
-        let none_made = made_so_far(&between) == made_before;
-        match &mut between {
-            BetweenPasses::Keep(scratch) => kept.push(KeptChunk::new(&terms, scratch.as_mut())),
-            BetweenPasses::KeepMade(_, _) if none_made => kept.push(KeptChunk::Lost),
-            BetweenPasses::KeepMade(scratch, _) => {
-                kept.push(KeptChunk::new(&terms, scratch.as_mut()));
-            }
-            BetweenPasses::AskAgain => {}
+        let all_found = made_before.is_some() && made_so_far(&between) == made_before;
+        if let BetweenPasses::Keep { scratch, .. } = &mut between {
+            kept.push(match all_found {
+                true => KeptChunk::Lost,
+                false => KeptChunk::new(&terms, scratch.as_mut()),
+            });
         }
     }
     for i in 1..starts.len() {
@@ -1219,7 +1231,7 @@ fn postings(
         }
     };
     let scratch = match &between {
-        BetweenPasses::Keep(scratch) | BetweenPasses::KeepMade(scratch, _) => scratch.as_ref(),
+        BetweenPasses::Keep { scratch, .. } => scratch.as_ref(),
         BetweenPasses::AskAgain => None,
     };
     let mut kept = kept.into_iter();
@@ -1630,6 +1642,7 @@ mod tests {
         let store = crate::text_store::TextStore::in_dir(scratch_dir.path());
         // The middle chunk's terms are made, the others' found (in a kept file).
         let made = AtomicUsize::new(0);
+        let keep = |scratch, made| BetweenPasses::Keep { scratch, made };
         let mut made_kept = chunks.to_vec();
         made_kept.extend([chunks[0].clone(), chunks[2].clone()]);
         // Asked again, kept in memory, kept in a scratch file, kept only when made: each
@@ -1637,12 +1650,9 @@ mod tests {
         // are the same.
         let ways = [
             (BetweenPasses::AskAgain, twice.clone()),
-            (BetweenPasses::Keep(None), chunks.to_vec()),
-            (BetweenPasses::Keep(store.scratch_file()), chunks.to_vec()),
-            (
-                BetweenPasses::KeepMade(store.scratch_file(), &made),
-                made_kept,
-            ),
+            (keep(None, None), chunks.to_vec()),
+            (keep(store.scratch_file(), None), chunks.to_vec()),
+            (keep(store.scratch_file(), Some(&made)), made_kept),
         ];
         let mut found = Vec::new();
         for (between, expected_asks) in ways {
@@ -1886,7 +1896,7 @@ mod tests {
             ..KeptTerms::default()
         };
         index_files(titles, &mut kept);
-        assert!(kept.written);
+        assert_eq!(kept.outcome, TermsKept::Written);
         let path = dir.join(format!("kept-{}", titles.len()));
         std::fs::write(&path, bytes).unwrap();
         KeptFile::open(&path, "test").unwrap()

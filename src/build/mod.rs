@@ -39,7 +39,7 @@ use crate::plan::{
 use crate::records::TextPool;
 use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
-use crate::search::KeptTerms;
+use crate::search::{KeptTerms, TermsKept};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use previous::{updated_outputs, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
@@ -117,9 +117,7 @@ pub fn build_with(
     options: &BuildOptions,
     memo: &mut BuildMemo,
 ) -> Result<BuildReport, BuildFailure> {
-    let result = run_build(options, memo);
-    memo.finish_build();
-    result
+    build_and_report(options, memo, |_| ())
 }
 
 /// [`build_with`] for a long-running process, which calls `report` with the outcome as
@@ -130,10 +128,11 @@ pub fn build_and_report(
     options: &BuildOptions,
     memo: &mut BuildMemo,
     report: impl FnOnce(&Result<BuildReport, BuildFailure>),
-) {
+) -> Result<BuildReport, BuildFailure> {
     let result = run_build(options, memo);
     report(&result);
     memo.finish_build();
+    result
 }
 
 /// For a long-running process whose first build found the site unchanged (and so left
@@ -232,7 +231,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             return Err(gathered.fail(d));
         }
     };
-    let terms = (kept_terms.written, kept_terms.earlier_kept);
+    let terms = kept_terms.outcome;
     on_disk.finish(terms, (&graph, &input.config, &plan.index.paper_texts));
     plan.outputs.extend(search_outputs);
     let summary = cache::CachedSummary {
@@ -469,22 +468,26 @@ impl KeptOnDisk {
             earlier: self.earlier_terms.as_ref(),
             keep: (self.keeping_terms.as_mut())
                 .map(|file| (file as &mut (dyn Write + Send), self.identity.as_str())),
-            written: false,
-            earlier_kept: false,
+            outcome: TermsKept::Nothing,
         }
     }
 
-    /// Puts the search terms' file in place if it was written whole (else removes the
-    /// earlier one, so that the next build does not read a file that no longer has
-    /// what this one would have kept), unless the earlier one was kept as it is, and
-    /// keeps the site's conversions.
+    /// Puts the search terms' file in place if it was written whole, leaves the
+    /// earlier one if it still serves, else removes that (so that the next build does
+    /// not read a file that no longer has what this one would have kept); and keeps the
+    /// site's conversions.
     fn finish(
         self,
-        (terms_written, earlier_terms_kept): (bool, bool),
+        terms: TermsKept,
         (graph, config, texts): (&SiteGraph, &crate::config::SiteConfig, &[Arc<PaperText>]),
     ) {
-        if let Some(file) = self.keeping_terms.filter(|_| !earlier_terms_kept) {
-            if !(terms_written && file.commit().is_ok()) {
+        if let Some(file) = self.keeping_terms {
+            let in_place = match terms {
+                TermsKept::EarlierServes => true,
+                TermsKept::Written => file.commit().is_ok(),
+                TermsKept::Nothing => false,
+            };
+            if !in_place {
                 let _ = fs::remove_file(&self.terms_path);
             }
         }
@@ -864,11 +867,12 @@ mod tests {
         let report = |outcome: &Result<BuildReport, BuildFailure>| {
             outcomes.push(outcome.as_ref().map(|r| r.write.written).ok());
         };
-        build_and_report(&options, &mut memo, report);
+        let returned = build_and_report(&options, &mut memo, report);
         assert!(
             matches!(outcomes[..], [Some(written)] if written > 10),
             "{outcomes:?}"
         );
+        assert_eq!(returned.map(|r| r.write.written).ok(), outcomes[0]);
         assert!(!memo.is_cold(), "the whole pipeline ran");
         assert_eq!(memo.records.parsed.len(), 2, "the parsed files are kept");
 
@@ -882,7 +886,7 @@ mod tests {
         )
         .unwrap();
         let mut next = None;
-        build_and_report(&options, &mut memo, |outcome| {
+        let _ = build_and_report(&options, &mut memo, |outcome| {
             next = Some(outcome.as_ref().map(|r| r.write.written).ok());
         });
         assert!(
