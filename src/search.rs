@@ -550,6 +550,33 @@ fn search_terms_key(ix: &SiteIndex, doc: usize) -> u64 {
     crate::hash::key("search terms of a paper", &parts)
 }
 
+/// The terms of document `doc` (authors first, then papers), numbered in `numbers`: an
+/// author's name; a paper's title, subjects (code and name), authors' names and
+/// abstract, each weighted as the field it comes from.
+fn make_doc_terms(
+    ix: &SiteIndex,
+    doc: usize,
+    numbers: &std::sync::Mutex<TermNumbers>,
+) -> NumberedTerms {
+    let Some(id) = doc.checked_sub(ix.graph.authors.len()) else {
+        let fields = [(ix.profiles[doc].name.as_str(), WEIGHT_TITLE)];
+        return number_terms(&weighted(&fields), numbers);
+    };
+    let text = &ix.paper_texts[id];
+    let subjects: Vec<String> = (ix.graph.papers[id].subjects.iter())
+        .map(|code| format!("{code} {}", subject_name(code)))
+        .collect();
+    let names = ix.paper_author_names(id).join(" ");
+    let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
+    fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
+    fields.push((&names, WEIGHT_TEXT));
+    let abstract_text = text.abstract_text.as_ref().map(Text::load);
+    if let Some(abstract_text) = &abstract_text {
+        fields.push((abstract_text, WEIGHT_TEXT));
+    }
+    number_terms(&weighted(&fields), numbers)
+}
+
 impl SearchIndex {
     /// Builds the index of `ix`, reusing the terms of documents whose fields are the
     /// same as in the previous build (`memo`), or, in a one-off build or a long-running
@@ -606,39 +633,9 @@ impl SearchIndex {
                 }),
             )
         };
-        let author_terms = |id: usize| {
-            let fields = [(ix.profiles[id].name.as_str(), WEIGHT_TITLE)];
-            terms_of(id, key_of(id), &|| {
-                number_terms(&weighted(&fields), numbers)
-            })
-        };
-        let paper_terms = |id: usize| {
-            let paper = &graph.papers[id];
-            let text = &ix.paper_texts[id];
-            terms_of(authors + id, key_of(authors + id), &|| {
-                let names = ix.paper_author_names(id);
-                let subjects: Vec<String> = paper
-                    .subjects
-                    .iter()
-                    .map(|code| format!("{code} {}", subject_name(code)))
-                    .collect();
-                let names = names.join(" ");
-                let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
-                fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
-                fields.push((&names, WEIGHT_TEXT));
-                let abstract_text = text.abstract_text.as_ref().map(Text::load);
-                if let Some(abstract_text) = &abstract_text {
-                    fields.push((abstract_text, WEIGHT_TEXT));
-                }
-                number_terms(&weighted(&fields), numbers)
-            })
-        };
         let doc_terms = |docs: Range<usize>| -> Vec<Arc<NumberedTerms>> {
             docs.into_par_iter()
-                .map(|doc| match doc.checked_sub(authors) {
-                    None => author_terms(doc),
-                    Some(paper) => paper_terms(paper),
-                })
+                .map(|doc| terms_of(doc, key_of(doc), &|| make_doc_terms(ix, doc, numbers)))
                 .collect()
         };
         // Before the postings, so that placing the ids (a table of four bytes an id)
