@@ -248,13 +248,12 @@ fn other_person(file: &RecordFile, path: PathBuf) -> RecordFile {
         path,
         author_name: name,
         declared_count: Some(1),
-        records: vec![Record {
-            source: "arXiv".into(),
-            year: 2020,
+        records: vec![Record::new(
+            ("arXiv".into(), 2020),
             title,
-            abstract_text: Some("Results that no one else wrote.".into()),
-            subjects: vec!["math.GM".into()],
-            line: 9,
-        }],
+            Some("Results that no one else wrote.".into()),
+            vec!["math.GM".into()],
+            9,
+        )],
     }
 }

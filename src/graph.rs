@@ -178,14 +178,13 @@ struct Copy {
 fn group_records<'r>(
     records: &[(usize, usize)],
     files: &[&'r RecordFile],
-    title_keys: &[Vec<u64>],
     file_author: &[usize],
 ) -> Vec<PaperGroup<'r>> {
     let mut groups: Vec<PaperGroup> = Vec::new();
     let mut buckets: HashMap<(u64, u16), Vec<usize>> = HashMap::new();
     for &(file_index, record_index) in records {
         let record = &files[file_index].records[record_index];
-        let title_key = title_keys[file_index][record_index];
+        let title_key = record.title_key;
         let abstract_text = record.abstract_text.as_ref();
         let mut abstract_key = None;
         let bucket = buckets.entry((title_key, record.year)).or_default();
@@ -249,7 +248,6 @@ fn chars(text: &Text) -> usize {
 /// [`crate::reuse`]): normalized title keys and slugs, by title.
 #[derive(Default)]
 pub struct LinkMemo {
-    title_hashes: Reuse<u64>,
     title_keys: Reuse<String>,
     slugs: Reuse<String>,
 }
@@ -257,14 +255,12 @@ pub struct LinkMemo {
 impl LinkMemo {
     /// Starts keeping results for the next build (see [`Reuse::enable`]).
     pub fn enable(&mut self) {
-        self.title_hashes.enable();
         self.title_keys.enable();
         self.slugs.enable();
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
-        self.title_hashes.finish_build();
         self.title_keys.finish_build();
         self.slugs.finish_build();
     }
@@ -294,8 +290,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
 
     let mut people = group_authors(&files, rules);
     let mut diagnostics = std::mem::take(&mut people.diagnostics);
-    let title_keys = title_hashes(&files, memo);
-    let groups = group_papers(&files, &title_keys, &people.of_file);
+    let groups = group_papers(&files, &people.of_file);
     let paper_slugs = paper_slugs(&files, &groups, memo);
 
     // Authors sorted by slug: map provisional index -> final id; papers likewise.
@@ -383,42 +378,22 @@ fn assemble_authors(
     authors
 }
 
-/// Title keys (hashes of the normalized titles) of every record, computed in parallel.
-fn title_hashes(files: &[&RecordFile], memo: &LinkMemo) -> Vec<Vec<u64>> {
-    files
-        .par_iter()
-        .map(|file| {
-            file.records
-                .iter()
-                .map(|r| {
-                    let key = || hash::key("title hash", &r.title);
-                    *memo.title_hashes.get_or(key, || text_key_hash(&r.title))
-                })
-                .collect()
-        })
-        .collect()
-}
-
 /// Papers: records with the same title key and year whose abstracts match, grouped.
 /// Records of different (title key, year) never meet, so they are grouped in parallel
 /// by partitions of that key; groups then take the order in which the records that
 /// started them come in the files, as if grouped one by one.
-fn group_papers<'r>(
-    files: &[&'r RecordFile],
-    title_keys: &[Vec<u64>],
-    file_author: &[usize],
-) -> Vec<PaperGroup<'r>> {
+fn group_papers<'r>(files: &[&'r RecordFile], file_author: &[usize]) -> Vec<PaperGroup<'r>> {
     const PARTITIONS: u64 = 16;
     let mut partitions: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PARTITIONS as usize];
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
-            let key = title_keys[file_index][record_index] ^ u64::from(record.year);
+            let key = record.title_key ^ u64::from(record.year);
             partitions[(key % PARTITIONS) as usize].push((file_index, record_index));
         }
     }
     let mut groups: Vec<PaperGroup> = partitions
         .par_iter()
-        .flat_map_iter(|records| group_records(records, files, title_keys, file_author).into_iter())
+        .flat_map_iter(|records| group_records(records, files, file_author).into_iter())
         .collect();
     groups.sort_unstable_by_key(|g| (g.copies[0].file, g.copies[0].record));
     groups
@@ -713,14 +688,13 @@ mod tests {
     use crate::records::Record;
 
     fn record(title: &str, year: u16, abs: Option<&str>, subject: &str) -> Record {
-        Record {
-            source: "arXiv".into(),
-            year,
-            title: title.into(),
-            abstract_text: abs.map(Text::from),
-            subjects: vec![subject.into()],
-            line: 9,
-        }
+        Record::new(
+            ("arXiv".into(), year),
+            title.into(),
+            abs.map(Text::from),
+            vec![subject.into()],
+            9,
+        )
     }
 
     fn file(path: &str, name: &str, records: Vec<Record>) -> RecordFile {

@@ -14,6 +14,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::diagnostics::{Diagnostic, Location};
 use crate::hash::ByHash;
+use crate::normalize::text_key_hash;
 use crate::text_store::{Text, TextStore};
 
 /// The arrow that ends a subject block (U+2197, the export's link to the source listing).
@@ -47,13 +48,14 @@ impl RecordFile {
             author_name: author.into(),
             declared_count: None,
             records: (titles.iter().enumerate())
-                .map(|(i, title)| Record {
-                    source: "arXiv".into(),
-                    year,
-                    title: (*title).into(),
-                    abstract_text: abstract_of(title).map(|text| text.as_str().into()),
-                    subjects: vec![subject.into()],
-                    line: 9 + 6 * i,
+                .map(|(i, title)| {
+                    Record::new(
+                        ("arXiv".into(), year),
+                        (*title).into(),
+                        abstract_of(title).map(|text| text.as_str().into()),
+                        vec![subject.into()],
+                        9 + 6 * i,
+                    )
                 })
                 .collect(),
         }
@@ -78,6 +80,31 @@ pub struct Record {
     pub subjects: Vec<String>,
     /// The 1-based line of the record's source-year block.
     pub line: usize,
+    /// The hash of the title's matching key ([`text_key_hash`]), which linking groups
+    /// copies of a paper by: found when the record is read, on the reading threads, and
+    /// never again for a file a long-running process reuses.
+    pub title_key: u64,
+}
+
+impl Record {
+    /// A record of these fields, with its [`Record::title_key`].
+    pub fn new(
+        (source, year): (String, u16),
+        title: String,
+        abstract_text: Option<Text>,
+        subjects: Vec<String>,
+        line: usize,
+    ) -> Record {
+        Record {
+            title_key: text_key_hash(&title),
+            source,
+            year,
+            title,
+            abstract_text,
+            subjects,
+            line,
+        }
+    }
 }
 
 impl RecordFile {
@@ -699,18 +726,15 @@ impl<'a> Parser<'a, '_> {
                 continue;
             }
             let subjects = self.checked_subjects(subjects, index, record_line, &title);
-            records.push(Record {
-                source: source.to_string(),
-                year,
+            let abstract_text =
+                (!paragraphs.is_empty()).then(|| Text::from(paragraphs.join("\n\n")));
+            records.push(Record::new(
+                (source.to_string(), year),
                 title,
-                abstract_text: if paragraphs.is_empty() {
-                    None
-                } else {
-                    Some(Text::from(paragraphs.join("\n\n")))
-                },
+                abstract_text,
                 subjects,
-                line: record_line,
-            });
+                record_line,
+            ));
         }
         records
     }
@@ -847,6 +871,21 @@ mod tests {
         assert_eq!(second.source, "bioRxiv");
         assert_eq!(second.title, "Proceedings of the Workshop 2019");
         assert_eq!(second.subjects, vec!["q-bio.NC"]);
+    }
+
+    #[test]
+    fn a_record_carries_its_title_key_as_read_and_as_made() {
+        let variant = GOOD.replace("\nA Title\n", "\n  a   TITLE:\n");
+        let (read, (variant, _)) = (parse(GOOD).0.unwrap(), parse(&variant));
+        let variant = variant.unwrap();
+        assert_ne!(variant.records[0].title, read.records[0].title);
+        // Titles that differ in case, spacing and punctuation have one key; others not.
+        assert_eq!(read.records[0].title_key, variant.records[0].title_key);
+        assert_eq!(read.records[0].title_key, text_key_hash("A Title"));
+        assert_ne!(read.records[0].title_key, read.records[1].title_key);
+        // A record made in code gets the same key as one read.
+        let made = Record::new(("arXiv".into(), 2026), "A title".into(), None, vec![], 9);
+        assert_eq!(made.title_key, read.records[0].title_key);
     }
 
     #[test]

@@ -283,14 +283,13 @@ mod tests {
             path: PathBuf::from(path),
             author_name: name.into(),
             declared_count: Some(1),
-            records: vec![Record {
-                source: "arXiv".into(),
-                year: 2024,
-                title: title.into(),
-                abstract_text: Some("The same abstract.".into()),
-                subjects: vec!["cs.DL".into()],
-                line: 9,
-            }],
+            records: vec![Record::new(
+                ("arXiv".into(), 2024),
+                title.into(),
+                Some("The same abstract.".into()),
+                vec!["cs.DL".into()],
+                9,
+            )],
         }
     }
 

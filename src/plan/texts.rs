@@ -325,13 +325,14 @@ mod tests {
             author_name: "Ada Lovelace".into(),
             declared_count: None,
             records: (titles_and_abstracts.iter().enumerate())
-                .map(|(i, (title, abstract_text))| Record {
-                    source: "arXiv".into(),
-                    year: 2024,
-                    title: (*title).into(),
-                    abstract_text: Some((*abstract_text).into()),
-                    subjects: vec!["math.AG".into()],
-                    line: 9 + 6 * i,
+                .map(|(i, (title, abstract_text))| {
+                    Record::new(
+                        ("arXiv".into(), 2024),
+                        (*title).into(),
+                        Some((*abstract_text).into()),
+                        vec!["math.AG".into()],
+                        9 + 6 * i,
+                    )
                 })
                 .collect(),
         }
