@@ -184,7 +184,7 @@ fn group_records<'r>(
     let mut buckets: HashMap<(u64, u16), Vec<usize>> = HashMap::new();
     for &(file_index, record_index) in records {
         let record = &files[file_index].records[record_index];
-        let title_key = record.title_key;
+        let title_key = record.title_key();
         let abstract_text = record.abstract_text.as_ref();
         let mut abstract_key = None;
         let bucket = buckets.entry((title_key, record.year)).or_default();
@@ -385,9 +385,15 @@ fn assemble_authors(
 fn group_papers<'r>(files: &[&'r RecordFile], file_author: &[usize]) -> Vec<PaperGroup<'r>> {
     const PARTITIONS: u64 = 16;
     let mut partitions: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PARTITIONS as usize];
+    // Found on every thread first (each record keeps its key).
+    files.par_iter().for_each(|file| {
+        file.records.iter().for_each(|r| {
+            r.title_key();
+        })
+    });
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
-            let key = record.title_key ^ u64::from(record.year);
+            let key = record.title_key() ^ u64::from(record.year);
             partitions[(key % PARTITIONS) as usize].push((file_index, record_index));
         }
     }
