@@ -290,6 +290,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
 
     let mut people = group_authors(&files, rules);
     let mut diagnostics = std::mem::take(&mut people.diagnostics);
+    find_title_keys(&files);
     let groups = group_papers(&files, &people.of_file);
     let paper_slugs = paper_slugs(&files, &groups, memo);
 
@@ -378,6 +379,17 @@ fn assemble_authors(
     authors
 }
 
+/// Finds every record's title key ([`crate::records::Record::title_key`]), on every
+/// thread, before [`group_papers`] partitions the records by it on one. Each record
+/// keeps its key: a record file a long-running process reuses has them already.
+fn find_title_keys(files: &[&RecordFile]) {
+    files.par_iter().for_each(|file| {
+        for record in &file.records {
+            record.title_key();
+        }
+    });
+}
+
 /// Papers: records with the same title key and year whose abstracts match, grouped.
 /// Records of different (title key, year) never meet, so they are grouped in parallel
 /// by partitions of that key; groups then take the order in which the records that
@@ -385,12 +397,6 @@ fn assemble_authors(
 fn group_papers<'r>(files: &[&'r RecordFile], file_author: &[usize]) -> Vec<PaperGroup<'r>> {
     const PARTITIONS: u64 = 16;
     let mut partitions: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PARTITIONS as usize];
-    // Found on every thread first (each record keeps its key).
-    files.par_iter().for_each(|file| {
-        file.records.iter().for_each(|r| {
-            r.title_key();
-        })
-    });
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
             let key = record.title_key() ^ u64::from(record.year);
