@@ -856,8 +856,9 @@ mod tests {
         (site, records)
     }
 
-    /// A long-running process is told each build's outcome once, and the memo is then
-    /// ready for the next build as after [`build_with`]: it reuses the parsed files.
+    /// A long-running process is told each build's outcome once, before the memo lets go
+    /// of what the build did not use, and the memo is then ready for the next build as
+    /// after [`build_with`]: it reuses the parsed files.
     #[test]
     fn a_reported_build_leaves_its_work_to_the_next() {
         let (site, records) = site_with_example_records(2);
@@ -894,6 +895,18 @@ mod tests {
             "{next:?}"
         );
         assert_eq!(memo.records.parsed.len(), 3, "two reused, one new");
+
+        // The file goes again: the report comes while the memo still holds its parsed
+        // copy, which is let go only after the report (the tidying the report does not
+        // wait for).
+        let held: Vec<std::sync::Weak<_>> =
+            (memo.records.parsed.values()).map(Arc::downgrade).collect();
+        let alive = || held.iter().filter(|w| w.upgrade().is_some()).count();
+        fs::remove_file(records.join("zz_new.txt")).unwrap();
+        let mut alive_at_report = None;
+        let _ = build_and_report(&options, &mut memo, |_| alive_at_report = Some(alive()));
+        assert_eq!(alive_at_report, Some(3), "reported before the memo let go");
+        assert_eq!(alive(), 2, "then the removed file's copy was let go");
     }
 
     /// A one-off build keeps its conversions and search terms; the next one-off build
