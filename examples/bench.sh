@@ -45,7 +45,7 @@ cp new_author.txt content/records/zz_new.txt
 $bin build --output "$out" 2>&1 | tail -n 1
 rm -f content/records/zz_new.txt
 echo "== build --watch: regeneration after one new record file (reuses the last build's work)"
-python3 "$repo/examples/watch_bench.py" "$PWD" --runs 20 | tail -n 3
+python3 "$repo/examples/watch_bench.py" "$PWD" --runs 20 | tail -n 4
 echo "== check (parse, link, render; no writing)"
 hyperfine --warmup 1 --runs 10 "$bin check"
 echo "== peak memory of a fresh build"

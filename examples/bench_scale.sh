@@ -3,7 +3,9 @@
 # arxiv: 0.435 author files per paper, 2.4 files per paper, ...) and report a fresh build's
 # wall time and peak memory, the output's size and number of files, the diagnostic lines a
 # non-quiet build prints, how long `cp -r` of the output takes on the same disk (a floor
-# for writing that many files there), and a one-off build after one new record file.
+# for writing that many files there), a one-off build after one new record file, and
+# `build --watch` regenerating the site as that file comes and goes
+# (`examples/watch_bench.py` into the same output, 4 runs; WATCH_RUNS=0 skips it).
 #
 #   bash examples/bench_scale.sh [PAPERS...]      (default: 500000 2500000)
 #
@@ -34,6 +36,7 @@
 # copy it skips only the copy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
 
 # Per paper, from the 500,000-paper measurement above (bytes on disk, inodes, memory).
 corpus_bytes=3700
@@ -218,6 +221,11 @@ PY
     "$(rss "$work/one.time"), $(tail -n 1 "$work/one.log" | grep -o '[0-9,]* files written')"
   tail -n 1 "$work/one.log"
   rm -f content/records/zz_new.txt
+  if [ "${WATCH_RUNS:-4}" -gt 0 ]; then
+    echo "build --watch in the same output:"
+    python3 "$repo/examples/watch_bench.py" "$site" --output "$out" --bin "$bin" \
+      --runs "${WATCH_RUNS:-4}" | tail -n 4
+  fi
   cd - > /dev/null
 
   if [ "${KEEP:-}" != 1 ]; then rm -rf "$out"; fi

@@ -2,14 +2,19 @@
 """Benchmark: how long `profilegen build --watch` takes to regenerate a built site after
 one new record file arrives, as the long-running harvester set-up sees it.
 
-    python3 examples/watch_bench.py [SITE_DIR] [--runs N]
+    python3 examples/watch_bench.py [SITE_DIR] [--runs N] [--output DIR] [--bin PATH]
 
 SITE_DIR defaults to target/bench (made by `bash examples/bench.sh`; it holds the
-10,000-paper corpus and `new_author.txt`). The output goes to tmpfs when there is one.
+10,000-paper corpus and `new_author.txt`). The output goes to a fresh folder on tmpfs
+when there is one, or to `--output DIR`, which is built into as it is and kept (a large
+site already built there, as `examples/bench_scale.sh` does). `--bin` runs another
+profilegen binary (to compare two); by default the release build of this checkout.
 Each run copies `new_author.txt` into content/records/, waits for the regeneration line,
-then removes the file and waits again. Reports the build time profilegen logs for each
-regeneration (from reading the sources to the last file written) and the wall time from
-the copy to the log line (which adds the watcher's debounce and settle time).
+then removes the file and waits again; one such run comes first and is not counted (it
+also waits out the whole-site build a watcher runs after starting on an unchanged site).
+Reports the build time profilegen logs for each regeneration (from reading the sources
+to the last file written), for the file added and removed, and the wall time from the
+copy to the log line (which adds the watcher's debounce and settle time).
 """
 
 import argparse
@@ -30,18 +35,26 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("site", nargs="?", default=str(ROOT / "target" / "bench"))
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--output", help="build into this folder as it is, and keep it")
+    parser.add_argument("--bin", help="the profilegen binary to run")
     args = parser.parse_args()
     site = Path(args.site).resolve()
     new_file = site / "new_author.txt"
     if not new_file.exists():
         print(f"{new_file} is missing: run `bash examples/bench.sh` first", file=sys.stderr)
         return 2
-    subprocess.run(
-        ["cargo", "build", "--release", "--quiet", "--bin", "profilegen"], cwd=ROOT, check=True
-    )
-    binary = ROOT / "target" / "release" / "profilegen"
-    out = Path("/dev/shm/profilegen-watch-bench") if os.access("/dev/shm", os.W_OK) else site / "public"
-    shutil.rmtree(out, ignore_errors=True)
+    if args.bin:
+        binary = Path(args.bin).resolve()
+    else:
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "--bin", "profilegen"], cwd=ROOT, check=True
+        )
+        binary = ROOT / "target" / "release" / "profilegen"
+    if args.output:
+        out = Path(args.output).resolve()
+    else:
+        out = Path("/dev/shm/profilegen-watch-bench") if os.access("/dev/shm", os.W_OK) else site / "public"
+        shutil.rmtree(out, ignore_errors=True)
     target = site / "content" / "records" / "zz_watch_new.txt"
     target.unlink(missing_ok=True)
 
@@ -65,12 +78,14 @@ def main() -> int:
                 ready.set()
 
     threading.Thread(target=reader, daemon=True).start()
-    if not ready.wait(120):
+    # A large site's first build (every output checked, or the whole site built) takes
+    # minutes on a disk.
+    if not ready.wait(1800):
         proc.kill()
         print("the watcher did not start", file=sys.stderr)
         return 1
 
-    def wait_for(pattern: str, start: int, timeout: float = 60) -> tuple[str, int]:
+    def wait_for(pattern: str, start: int, timeout: float = 600) -> tuple[str, int]:
         deadline = time.monotonic() + timeout
         with cond:
             while True:
@@ -82,21 +97,26 @@ def main() -> int:
                     raise TimeoutError(pattern)
                 cond.wait(remaining)
 
-    logged, walls, written = [], [], []
+    logged, removed, walls, written = [], [], [], []
     seen = len(lines)
+    logged_ms = lambda line: int(re.search(r"in (\d+) ms", line).group(1))
     try:
-        for _ in range(args.runs):
+        for run in range(args.runs + 1):
             started = time.monotonic()
             shutil.copyfile(new_file, target)
             line, seen = wait_for("zz_watch_new.txt added", seen)
-            walls.append((time.monotonic() - started) * 1000)
-            logged.append(int(re.search(r"in (\d+) ms", line).group(1)))
-            written.append(int(re.search(r"(\d+) files written", line).group(1)))
+            wall = (time.monotonic() - started) * 1000
             target.unlink()
-            _, seen = wait_for("zz_watch_new.txt removed", seen)
+            removal, seen = wait_for("zz_watch_new.txt removed", seen)
+            if run == 0:
+                continue  # The run not counted.
+            walls.append(wall)
+            logged.append(logged_ms(line))
+            written.append(int(re.search(r"(\d+) files written", line).group(1)))
+            removed.append(logged_ms(removal))
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(300)
         target.unlink(missing_ok=True)
 
     def summary(values: list[float]) -> str:
@@ -104,6 +124,7 @@ def main() -> int:
 
     print(f"regeneration after one new record file ({args.runs} runs)")
     print(f"  build time logged:      {summary(logged)}")
+    print(f"  the same, file removed: {summary(removed)}")
     print(f"  save to log line:       {summary(walls)}")
     print(f"  files written:          median {statistics.median(written):.0f}")
     return 0
