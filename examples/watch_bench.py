@@ -99,7 +99,10 @@ def main() -> int:
 
     logged, removed, walls, written = [], [], [], []
     seen = len(lines)
-    logged_ms = lambda line: int(re.search(r"in (\d+) ms", line).group(1))
+
+    def logged_ms(line: str) -> int:
+        return int(re.search(r"in (\d+) ms", line).group(1))
+
     try:
         for run in range(args.runs + 1):
             started = time.monotonic()
