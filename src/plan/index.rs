@@ -122,7 +122,7 @@ pub fn inline_author_lists(
     // Each paper's entry once (a paper is in 2.4 authors' lists on average).
     let entry_bytes: Vec<usize> = (graph.papers.par_iter().enumerate())
         .map(|(p, paper)| {
-            let names = paper.authors.iter().map(|&a| &profiles[a].name);
+            let names = author_names(paper, profiles);
             let name_bytes: usize = names.map(|n| LIST_NAME_BYTES + n.len()).sum();
             LIST_ENTRY_BYTES + texts[p].title_text.len() + name_bytes
         })
@@ -134,12 +134,11 @@ pub fn inline_author_lists(
 
 /// The display names of `paper`'s authors, in order (from their `profiles`, by author
 /// id): made when asked for rather than kept for every paper.
-fn author_names<'p>(paper: &Paper, profiles: &'p [Profile]) -> Vec<&'p str> {
-    paper
-        .authors
-        .iter()
-        .map(|&a| profiles[a].name.as_str())
-        .collect()
+fn author_names<'p>(
+    paper: &'p Paper,
+    profiles: &'p [Profile],
+) -> impl Iterator<Item = &'p str> + 'p {
+    paper.authors.iter().map(|&a| profiles[a].name.as_str())
 }
 
 /// The authors whose family names start with one letter.
@@ -228,7 +227,7 @@ impl<'a> SiteIndex<'a> {
 
     /// The display names of paper `id`'s authors, in order.
     pub fn paper_author_names(&self, id: PaperId) -> Vec<&str> {
-        author_names(&self.graph.papers[id], &self.profiles)
+        author_names(&self.graph.papers[id], &self.profiles).collect()
     }
 
     /// The URL a site path is published at (see [`public_url`]).
