@@ -530,14 +530,18 @@ fn place_in_slots<'s>(
     }
 }
 
+/// An author's searchable fields, weighted: the displayed name.
+fn author_fields<'i>(ix: &'i SiteIndex, author: usize) -> [(&'i str, u32); 1] {
+    [(ix.profiles[author].name.as_str(), WEIGHT_TITLE)]
+}
+
 /// The key document `doc` (authors first, then papers) keeps its terms under, in a
 /// long-running process's memo and in a kept file: a hash of what makes its fields
 /// (a paper's subjects by their codes, its abstract by its hash), so that a document
 /// found as it was is not read again.
 fn search_terms_key(ix: &SiteIndex, doc: usize) -> u64 {
     let Some(paper) = doc.checked_sub(ix.graph.authors.len()) else {
-        let fields = [(ix.profiles[doc].name.as_str(), WEIGHT_TITLE)];
-        return crate::hash::key("search terms", &fields);
+        return crate::hash::key("search terms", &author_fields(ix, doc));
     };
     let text = &ix.paper_texts[paper];
     let abstract_hash = text.abstract_text.as_ref().map(Text::content_hash);
@@ -559,8 +563,7 @@ fn make_doc_terms(
     numbers: &std::sync::Mutex<TermNumbers>,
 ) -> NumberedTerms {
     let Some(id) = doc.checked_sub(ix.graph.authors.len()) else {
-        let fields = [(ix.profiles[doc].name.as_str(), WEIGHT_TITLE)];
-        return number_terms(&weighted(&fields), numbers);
+        return number_terms(&weighted(&author_fields(ix, doc)), numbers);
     };
     let text = &ix.paper_texts[id];
     let subjects: Vec<String> = (ix.graph.papers[id].subjects.iter())
