@@ -249,7 +249,8 @@ fn other_person(file: &RecordFile, path: PathBuf) -> RecordFile {
         author_name: name,
         declared_count: Some(1),
         records: vec![Record::new(
-            ("arXiv".into(), 2020),
+            "arXiv".into(),
+            2020,
             title,
             Some("Results that no one else wrote.".into()),
             vec!["math.GM".into()],

@@ -701,7 +701,8 @@ mod tests {
 
     fn record(title: &str, year: u16, abs: Option<&str>, subject: &str) -> Record {
         Record::new(
-            ("arXiv".into(), year),
+            "arXiv".into(),
+            year,
             title.into(),
             abs.map(Text::from),
             vec![subject.into()],

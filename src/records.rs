@@ -50,7 +50,8 @@ impl RecordFile {
             records: (titles.iter().enumerate())
                 .map(|(i, title)| {
                     Record::new(
-                        ("arXiv".into(), year),
+                        "arXiv".into(),
+                        year,
                         (*title).into(),
                         abstract_of(title).map(|text| text.as_str().into()),
                         vec![subject.into()],
@@ -108,7 +109,8 @@ impl Record {
 
     /// A record of these fields.
     pub fn new(
-        (source, year): (String, u16),
+        source: String,
+        year: u16,
         title: String,
         abstract_text: Option<Text>,
         subjects: Vec<String>,
@@ -748,7 +750,8 @@ impl<'a> Parser<'a, '_> {
             let abstract_text =
                 (!paragraphs.is_empty()).then(|| Text::from(paragraphs.join("\n\n")));
             records.push(Record::new(
-                (source.to_string(), year),
+                source.to_string(),
+                year,
                 title,
                 abstract_text,
                 subjects,
@@ -907,7 +910,7 @@ mod tests {
         assert_eq!(read.records[0].title_key.0.get(), Some(&key(&read, 0)));
         assert_eq!(read, parse(GOOD).0.unwrap());
         // A record made in code gets the same key as one read.
-        let made = Record::new(("arXiv".into(), 2026), "A title".into(), None, vec![], 9);
+        let made = Record::new("arXiv".into(), 2026, "A title".into(), None, vec![], 9);
         assert_eq!(made.title_key(), key(&read, 0));
     }
 

@@ -284,7 +284,8 @@ mod tests {
             author_name: name.into(),
             declared_count: Some(1),
             records: vec![Record::new(
-                ("arXiv".into(), 2024),
+                "arXiv".into(),
+                2024,
                 title.into(),
                 Some("The same abstract.".into()),
                 vec!["cs.DL".into()],

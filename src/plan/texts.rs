@@ -327,7 +327,8 @@ mod tests {
             records: (titles_and_abstracts.iter().enumerate())
                 .map(|(i, (title, abstract_text))| {
                     Record::new(
-                        ("arXiv".into(), 2024),
+                        "arXiv".into(),
+                        2024,
                         (*title).into(),
                         Some((*abstract_text).into()),
                         vec!["math.AG".into()],
