@@ -497,6 +497,16 @@ fn the_build_after_a_first_build_into_a_new_folder_uses_its_cache() {
     let first = cache_files();
     let run = site.run_with_env(&["build"], &[("PROFILEGEN_TIMINGS", "1")]);
     assert!(run.stderr.contains("timing: unchanged"), "{}", run.stderr);
+    // Each stage's line gives its wall and processor times.
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("timing: read"))
+        .unwrap();
+    assert!(
+        line.contains(" ms, processor ") && line.ends_with(" MB"),
+        "{line}"
+    );
     assert_eq!(
         cache_files(),
         first,
