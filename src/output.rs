@@ -6,7 +6,7 @@
 //!   whole old or a whole new file.
 //! * A file whose bytes did not change is not touched: it keeps its modification time.
 //! * Files written by an earlier build and not by this one are removed. The list of
-//!   what profilegen wrote is kept in the output folder ([`MANIFEST`]); nothing else in
+//!   what profilegen wrote is kept in the output folder ([`manifest`]); nothing else in
 //!   the folder is ever deleted.
 //! * Nothing is written outside the output folder: every path must be relative with
 //!   plain components, and every folder written into must resolve inside the output
@@ -24,9 +24,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub mod generations;
+pub mod manifest;
 
-/// The list of files the last build wrote, one relative path a line.
-pub const MANIFEST: &str = ".profilegen-manifest";
+pub use manifest::{MANIFEST, MANIFEST_CHANGES};
 
 /// What a write did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -288,6 +288,7 @@ impl OutputWriter {
     pub fn stage(&self, path: &str, bytes: &[u8]) -> Result<bool, OutputError> {
         if !is_safe_relative_path(path)
             || path == MANIFEST
+            || path == MANIFEST_CHANGES
             || path == LOCK_FILE
             || path.split('/').next() == Some(STAGING_DIR)
         {
@@ -394,44 +395,37 @@ impl OutputWriter {
         let written = self.written.into_inner();
 
         // Remove what an earlier build wrote and this one did not.
-        let manifest_path = root.join(MANIFEST);
-        let old_manifest = fs::read_to_string(&manifest_path).ok();
+        let earlier = manifest::EarlierManifest::read(root);
+        let earlier_paths = earlier.as_ref().map(|m| m.paths()).unwrap_or_default();
         let mut removed = 0;
         let mut stale = Vec::new();
-        if let Some(old) = &old_manifest {
-            let mut emptied_dirs = BTreeSet::new();
-            for old_path in stale_paths(old, &files) {
-                if !is_safe_relative_path(old_path) {
-                    continue;
-                }
-                stale.push(old_path.to_string());
-                let path = root.join(old_path);
-                match fs::remove_file(&path) {
-                    Ok(()) => removed += 1,
-                    Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                    Err(err) => return Err(io_err("remove", &path)(err)),
-                }
-                let mut dir = Path::new(old_path).parent();
-                while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-                    emptied_dirs.insert(d.to_path_buf());
-                    dir = d.parent();
-                }
+        let mut emptied_dirs = BTreeSet::new();
+        for old_path in stale_paths(&earlier_paths, &files) {
+            if !is_safe_relative_path(old_path) {
+                continue;
             }
-            // Deepest first; only folders left empty go.
-            for dir in emptied_dirs.iter().rev() {
-                let _ = fs::remove_dir(root.join(dir));
+            stale.push(old_path.to_string());
+            let path = root.join(old_path);
+            match fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => return Err(io_err("remove", &path)(err)),
+            }
+            let mut dir = Path::new(old_path).parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                emptied_dirs.insert(d.to_path_buf());
+                dir = d.parent();
             }
         }
-        let mut manifest = String::with_capacity(files.iter().map(|(p, _)| p.len() + 1).sum());
-        for (path, _) in &files {
-            manifest.push_str(path);
-            manifest.push('\n');
+        // Deepest first; only folders left empty go.
+        for dir in emptied_dirs.iter().rev() {
+            let _ = fs::remove_dir(root.join(dir));
         }
-        if old_manifest.as_deref() != Some(manifest.as_str()) {
-            write_atomically(&manifest_path, manifest.as_bytes())?;
-        }
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        manifest::record(root, earlier.as_ref(), &earlier_paths, &paths)?;
         // Both hold every path once more: freed before the states are gathered.
-        drop((manifest, old_manifest));
+        drop((paths, earlier_paths));
+        drop(earlier);
         let stats = WriteStats {
             written,
             unchanged: files.len() - written,
@@ -471,18 +465,21 @@ impl OutputWriter {
     }
 }
 
-/// The lines of an earlier manifest that are not among `files` (sorted by path). A
+/// The paths of an earlier manifest that are not among `files` (sorted by path). A
 /// manifest written by profilegen is sorted too, so the two lists are walked side by
-/// side; any other is checked line by line against a set.
-fn stale_paths<'m>(old_manifest: &'m str, files: &[(String, Seen)]) -> Vec<&'m str> {
-    let old: Vec<&str> = old_manifest.lines().collect();
+/// side; any other is checked path by path against a set.
+fn stale_paths<'m>(old: &[&'m str], files: &[(String, Seen)]) -> Vec<&'m str> {
     if !old.windows(2).all(|pair| pair[0] < pair[1]) {
         let current: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-        return old.into_iter().filter(|p| !current.contains(p)).collect();
+        return old
+            .iter()
+            .copied()
+            .filter(|p| !current.contains(p))
+            .collect();
     }
     let mut stale = Vec::new();
     let mut current = files.iter().map(|(p, _)| p.as_str()).peekable();
-    for path in old {
+    for &path in old {
         while current.next_if(|c| *c < path).is_some() {}
         if current.next_if_eq(&path).is_none() {
             stale.push(path);
@@ -917,12 +914,53 @@ mod tests {
             .map(|p| (p.to_string(), Seen::Kept))
             .collect();
         assert_eq!(
-            stale_paths("a/w\na/x\nb\nbb\nd\ne\n", &files),
+            stale_paths(&["a/w", "a/x", "b", "bb", "d", "e"], &files),
             ["a/w", "bb", "e"]
         );
-        assert_eq!(stale_paths("e\na/x\nz\nb\n", &files), ["e", "z"]);
-        assert!(stale_paths("", &files).is_empty());
-        assert_eq!(stale_paths("b\n", &[]), ["b"]);
+        assert_eq!(stale_paths(&["e", "a/x", "z", "b"], &files), ["e", "z"]);
+        assert!(stale_paths(&[], &files).is_empty());
+        assert_eq!(stale_paths(&["b"], &[]), ["b"]);
+    }
+
+    #[test]
+    fn a_large_folder_records_few_changes_apart_and_removes_what_they_remove() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let site: Vec<(String, Vec<u8>)> = (0..manifest::CHANGES_MIN_PATHS + 4)
+            .map(|i| (format!("p/{i:05}.html"), format!("page {i}").into_bytes()))
+            .collect();
+        write_output(&out, &site).unwrap();
+        let list = fs::read(out.join(MANIFEST)).unwrap();
+
+        // One page gone and one new: the list stays, the changes say so.
+        let mut changed: Vec<_> = site.iter().skip(1).cloned().collect();
+        changed.push(file("q/new.html", "new"));
+        let stats = write_output(&out, &changed).unwrap();
+        assert_eq!((stats.written, stats.removed), (1, 1));
+        assert!(!out.join("p/00000.html").exists());
+        assert_eq!(fs::read(out.join(MANIFEST)).unwrap(), list);
+        let changes = fs::read_to_string(out.join(MANIFEST_CHANGES)).unwrap();
+        assert_eq!(
+            changes.lines().skip(1).collect::<Vec<_>>(),
+            ["-p/00000.html", "+q/new.html"]
+        );
+
+        // The next build reads both: the new page, no longer made, is removed too.
+        let stats = write_output(&out, &changed[..changed.len() - 1]).unwrap();
+        assert_eq!(stats.removed, 1);
+        assert!(!out.join("q/new.html").exists());
+        let earlier = manifest::EarlierManifest::read(&out).unwrap();
+        let expected: Vec<&str> = changed[..changed.len() - 1]
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect();
+        assert_eq!(earlier.paths(), expected);
+
+        // Back to the first site: the folder is as that site's first build left it.
+        write_output(&out, &site).unwrap();
+        assert_eq!(fs::read(out.join(MANIFEST)).unwrap(), list);
+        assert!(!out.join(MANIFEST_CHANGES).exists());
+        assert!(write_output(&out, &[file(MANIFEST_CHANGES, "x")]).is_err());
     }
 
     #[test]
