@@ -236,36 +236,7 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
         stamps,
         reported_changes,
     } = reuse;
-    let dir = root.join(RECORDS_DIR);
-    let mut diagnostics = Vec::new();
-    let mut paths = Vec::new();
-    for entry in walkdir::WalkDir::new(&dir)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| !ignore::is_ignored_entry(entry))
-    {
-        match entry {
-            Ok(entry) => {
-                let is_txt = entry.path().extension().is_some_and(|e| e == "txt");
-                if entry.file_type().is_file() && is_txt {
-                    paths.push(entry.into_path());
-                }
-            }
-            Err(err)
-                if err
-                    .io_error()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-                    && err.depth() == 0 => {}
-            Err(err) => diagnostics.push(Diagnostic::error(
-                format!(
-                    "cannot read {}: {err}",
-                    err.path().unwrap_or(&dir).display()
-                ),
-                None,
-            )),
-        }
-    }
+    let (paths, mut diagnostics) = record_paths(&root.join(RECORDS_DIR));
     type Parsed = (
         Option<Arc<ParsedRecordFile>>,
         Vec<Diagnostic>,
@@ -330,6 +301,52 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
         hashes.extend(hash);
     }
     (files, diagnostics, hashes)
+}
+
+/// The record files (`*.txt`) under `dir`, except ignored ones, in path order
+/// (component by component, as a walk visiting each folder's entries by name has them),
+/// with a diagnostic for each folder or file that could not be looked at. The walk
+/// itself does not sort: sorting by name asks each entry's path for its last component
+/// at every comparison, and took 0.3 s of the 0.4 s walk of a folder of 217,500 files.
+fn record_paths(dir: &Path) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let mut paths = Vec::new();
+    let walk = walkdir::WalkDir::new(dir).follow_links(true).into_iter();
+    for entry in walk.filter_entry(|entry| !ignore::is_ignored_entry(entry)) {
+        match entry {
+            Ok(entry) => {
+                let is_txt = entry.path().extension().is_some_and(|e| e == "txt");
+                if entry.file_type().is_file() && is_txt {
+                    paths.push(entry.into_path());
+                }
+            }
+            Err(err)
+                if err
+                    .io_error()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+                    && err.depth() == 0 => {}
+            Err(err) => diagnostics.push(Diagnostic::error(
+                format!("cannot read {}: {err}", err.path().unwrap_or(dir).display()),
+                None,
+            )),
+        }
+    }
+    paths.par_sort_by_cached_key(|path| path_order_key(path));
+    (paths, diagnostics)
+}
+
+/// A key whose byte order is `path`'s order component by component: its bytes with
+/// each separator made a zero byte, which sorts before any byte a name can hold (so
+/// `a/b` comes before `a.b`, as the component `a` does before `a.b`).
+fn path_order_key(path: &Path) -> Vec<u8> {
+    let mut key = Vec::with_capacity(path.as_os_str().len());
+    for (i, component) in path.components().enumerate() {
+        if i > 0 {
+            key.push(0);
+        }
+        key.extend_from_slice(component.as_os_str().as_encoded_bytes());
+    }
+    key
 }
 
 /// How many times a file that changes while it is read is read again.
@@ -495,6 +512,62 @@ mod tests {
              Ada Lovelace.\n\n1 recordLinked to original sources\n\narXiv2024\n\n{title}\n\n\
              An abstract.\n\ncs.DC\u{2197}"
         )
+    }
+
+    #[test]
+    fn record_files_come_in_the_order_of_a_walk_sorted_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = [
+            "a.txt",
+            "a/b.txt",
+            "a/c/d.txt",
+            "a-b.txt",
+            "a.b/c.txt",
+            "B.txt",
+            "b.txt",
+            "é.txt",
+            "z/ignored.md",
+            ".hidden/x.txt",
+            "a/.y.txt",
+            "0.txt",
+        ];
+        for name in names {
+            let path = dir.path().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "x").unwrap();
+        }
+        let (paths, diagnostics) = record_paths(dir.path());
+        assert!(diagnostics.is_empty());
+        let walked: Vec<PathBuf> = walkdir::WalkDir::new(dir.path())
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|entry| !ignore::is_ignored_entry(entry))
+            .map(|entry| entry.unwrap())
+            .filter(|e| e.file_type().is_file() && e.path().extension().unwrap() == "txt")
+            .map(|entry| entry.into_path())
+            .collect();
+        assert_eq!(paths, walked);
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|p| {
+                p.strip_prefix(dir.path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        let expected = [
+            "0.txt",
+            "B.txt",
+            "a/b.txt",
+            "a/c/d.txt",
+            "a-b.txt",
+            "a.b/c.txt",
+            "a.txt",
+            "b.txt",
+            "é.txt",
+        ];
+        assert_eq!(shown, expected);
     }
 
     fn titles(root: &Path, reuse: &RecordReuse) -> Vec<String> {
