@@ -16,7 +16,8 @@ use crate::build::BuildMemo;
 use crate::build::{build_and_report, warm_up, BuildFailure, BuildOptions, BuildReport};
 use crate::serve::{start_server, LiveReload, ReloadMessage, ServeOptions, ServerHandle};
 use crate::watch::{
-    Change, ChangeKind, SiteWatcher, WatchOptions, DEFAULT_DEBOUNCE, DEFAULT_SETTLE,
+    site_part, Change, ChangeKind, SitePart, SiteWatcher, WatchOptions, DEFAULT_DEBOUNCE,
+    DEFAULT_SETTLE,
 };
 
 /// How a watch loop watches.
@@ -116,11 +117,14 @@ pub fn watch(
         if changes.is_empty() {
             continue;
         }
-        // Files the watcher saw change are read again whatever their size and time say.
+        // Files the watcher saw change are read again whatever their size and time say;
+        // when they are all record files, the others are not even looked at.
         memo.records.reported_changes = changes
             .iter()
             .filter_map(|c| c.path.strip_prefix(&root).ok().map(Path::to_path_buf))
             .collect();
+        memo.records.only_reported_changed = (changes.iter())
+            .all(|c| c.path.starts_with(&root) && site_part(&root, &c.path) == SitePart::Records);
         let _ = build_and_report(options, &mut memo, |outcome| on_rebuild(&changes, outcome));
     }
     Ok(())
