@@ -206,6 +206,28 @@ impl RecordReuse {
         if !self.only_reported_changed || !self.stamps.is_enabled() {
             return None;
         }
+        // A folder replaced by a symbolic link shows as its files changed: the new
+        // link's folder must be walked (and, like any link, walked every time after).
+        let records = root.join(RECORDS_DIR);
+        let is_plain_folder = |dir: &Path| fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+        let folders_of = |rel: &PathBuf| {
+            let inner = rel.strip_prefix(RECORDS_DIR).ok()?.parent()?;
+            Some(
+                inner
+                    .ancestors()
+                    .map(|folder| records.join(folder))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let reported_folders = self
+            .reported_changes
+            .iter()
+            .filter_map(folders_of)
+            .flatten();
+        if !is_plain_folder(&records) || !reported_folders.into_iter().all(|d| is_plain_folder(&d))
+        {
+            return None;
+        }
         let mut listing = self.listing.lock().ok()?.take()?;
         let reported = |path: &Path| {
             let rel = path.strip_prefix(root).unwrap_or(path);
@@ -756,6 +778,45 @@ mod tests {
             .reported_changes
             .insert(PathBuf::from(RECORDS_DIR).join("y.txt"));
         assert_eq!(titles(&root, &reuse), ["Linked, changed elsewhere"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_replaced_by_a_symbolic_link_is_walked_from_then_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("site");
+        let sub = root.join(RECORDS_DIR).join("sub");
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir_all(&sub).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let write = |file: &Path, title: &str| {
+            fs::write(file, record(title)).unwrap();
+            let file = fs::File::options().write(true).open(file).unwrap();
+            file.set_modified(an_hour_ago).unwrap();
+        };
+        write(&sub.join("x.txt"), "Plain");
+        let mut reuse = RecordReuse::default();
+        reuse.enable();
+        assert_eq!(titles(&root, &reuse), ["Plain"]);
+        reuse.finish_build();
+        // The folder becomes a link to another holding a file of the same name; the
+        // watcher reports that file as changed.
+        write(&elsewhere.join("x.txt"), "Linked");
+        fs::remove_dir_all(&sub).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &sub).unwrap();
+        reuse.only_reported_changed = true;
+        let reported = PathBuf::from(RECORDS_DIR).join("sub/x.txt");
+        reuse.reported_changes.insert(reported);
+        assert_eq!(titles(&root, &reuse), ["Linked"]);
+        reuse.finish_build();
+        // From then on the folder is walked: a file the site's watcher cannot see
+        // through the link is found with the next batch of record changes.
+        write(&elsewhere.join("y.txt"), "Linked too");
+        reuse.only_reported_changed = true;
+        let reported = PathBuf::from(RECORDS_DIR).join("z.txt");
+        reuse.reported_changes.insert(reported);
+        assert_eq!(titles(&root, &reuse), ["Linked", "Linked too"]);
     }
 
     #[test]
