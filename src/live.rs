@@ -123,11 +123,21 @@ pub fn watch(
             .iter()
             .filter_map(|c| c.path.strip_prefix(&root).ok().map(Path::to_path_buf))
             .collect();
-        memo.records.only_reported_changed = (changes.iter())
-            .all(|c| c.path.starts_with(&root) && site_part(&root, &c.path) == SitePart::Records);
+        memo.records.only_reported_changed = only_record_files(&root, &changes);
         let _ = build_and_report(options, &mut memo, |outcome| on_rebuild(&changes, outcome));
     }
     Ok(())
+}
+
+/// Whether every one of `changes` (under the site `root`) is to a record file: then the
+/// build may take the other record files from the last one's listing (see
+/// [`crate::sources::RecordReuse`]). A batch with any other change (a folder, the
+/// configuration, a template) has the records folder walked: a cheap safeguard, as
+/// such a batch is rare.
+fn only_record_files(root: &Path, changes: &[Change]) -> bool {
+    changes
+        .iter()
+        .all(|c| site_part(root, &c.path) == SitePart::Records)
 }
 
 /// What `serve` needs to know.
@@ -212,5 +222,38 @@ pub fn notify_browsers(reload: &LiveReload, outcome: &Result<BuildReport, BuildF
                 detail.join("\n\n")
             }));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_batch_of_record_files_spares_the_walk() {
+        let root = Path::new("/site");
+        let change = |rel: &str| Change {
+            path: root.join(rel),
+            kind: ChangeKind::Modified,
+        };
+        let records = [
+            change("content/records/a.txt"),
+            change("content/records/x/b.txt"),
+        ];
+        assert!(only_record_files(root, &records));
+        for other in [
+            "content/records/x",
+            "content/records/notes.md",
+            "profilegen.yaml",
+            "templates/paper.html",
+        ] {
+            let batch = [records[0].clone(), change(other)];
+            assert!(!only_record_files(root, &batch), "{other}");
+        }
+        let outside = Change {
+            path: PathBuf::from("/elsewhere/content/records/a.txt"),
+            kind: ChangeKind::Created,
+        };
+        assert!(!only_record_files(root, &[outside]));
     }
 }

@@ -53,7 +53,7 @@ use notify_debouncer_full::{
 
 use crate::config::CONFIG_FILE;
 use crate::ignore;
-use crate::sources::{AUTHORS_DIR, PAGES_DIR, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
+use crate::sources::{is_record_path, AUTHORS_DIR, PAGES_DIR, STATIC_DIR, TEMPLATES_DIR};
 
 /// Default for [`WatchOptions::debounce`], in `serve` and `build --watch` too: long
 /// enough to fold an editor's save (write, rename, swap-file churn) or a copy of many
@@ -151,10 +151,8 @@ fn classify(rel: &Path) -> SitePart {
     if rel == Path::new(CONFIG_FILE) {
         return SitePart::Config;
     }
-    if let Ok(inner) = rel.strip_prefix(RECORDS_DIR) {
-        if has_name(inner) && ext_is(inner, "txt") {
-            return SitePart::Records;
-        }
+    if is_record_path(&rel) {
+        return SitePart::Records;
     }
     if let Ok(inner) = rel.strip_prefix(AUTHORS_DIR) {
         if inner.components().count() == 1 && ext_is(inner, "md") {
