@@ -24,7 +24,7 @@ use crate::identity::{group_authors, IdentityRules, People};
 use crate::normalize::{text_key, text_key_hash};
 use crate::records::RecordFile;
 use crate::reuse::Reuse;
-use crate::slug::{order_by_key, slugify, unique_slugs};
+use crate::slug::{order_by_key, slugify, unique_slugs_ordered};
 use crate::text_store::{Text, TextStore};
 
 /// Index of an author in [`SiteGraph::authors`].
@@ -292,7 +292,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     let mut diagnostics = std::mem::take(&mut people.diagnostics);
     find_title_keys(&files);
     let groups = group_papers(&files, &people.of_file);
-    let paper_slugs = paper_slugs(&files, &groups, memo);
+    let (paper_slugs, paper_order) = paper_slugs(&files, &groups, memo);
 
     // Authors sorted by slug: map provisional index -> final id; papers likewise.
     let author_order = order_by_key(&people.slugs);
@@ -300,7 +300,6 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     for (id, &provisional) in author_order.iter().enumerate() {
         author_id[provisional] = id;
     }
-    let paper_order = order_by_key(&paper_slugs);
     let paths: Vec<Arc<Path>> = files.iter().map(|f| Arc::from(f.path.as_path())).collect();
 
     // Assemble papers in parallel; each reports its own disagreements.
@@ -412,9 +411,13 @@ fn group_papers<'r>(files: &[&'r RecordFile], file_author: &[usize]) -> Vec<Pape
 }
 
 /// Each paper's slug: its first copy's title and its year, made unique by the paper's
-/// abstract and title keys.
-fn paper_slugs(files: &[&RecordFile], groups: &[PaperGroup], memo: &LinkMemo) -> Vec<String> {
-    unique_slugs(
+/// abstract and title keys; and the papers in the order of their slugs.
+fn paper_slugs(
+    files: &[&RecordFile],
+    groups: &[PaperGroup],
+    memo: &LinkMemo,
+) -> (Vec<String>, Vec<usize>) {
+    unique_slugs_ordered(
         groups
             .par_iter()
             .map(|g| {

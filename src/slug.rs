@@ -63,7 +63,17 @@ pub fn subject_segment(code: &str) -> String {
 /// the unlikely case that collides too, a counter). The result depends only on the set
 /// of items, never on their order.
 pub fn unique_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec<String> {
-    unique_names(bases, |base, sharing, taken| {
+    unique_slugs_ordered(bases, key_of).0
+}
+
+/// [`unique_slugs`], and the items in the order of their slugs (as [`order_by_key`]
+/// gives it). When no two items share a base, that is the order of the bases, which
+/// are sorted anyway: the slugs are not sorted again.
+pub fn unique_slugs_ordered(
+    bases: Vec<String>,
+    key_of: impl Fn(usize) -> String,
+) -> (Vec<String>, Vec<usize>) {
+    let (slugs, base_order, renamed) = named_in_base_order(bases, |base, sharing, taken| {
         let mut keyed: Vec<(String, usize)> = sharing.iter().map(|&m| (key_of(m), m)).collect();
         keyed.sort();
         let mut names = vec![(keyed[0].1, base.to_string())];
@@ -78,7 +88,32 @@ pub fn unique_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec
             names.push((*m, candidate));
         }
         names
-    })
+    });
+    let order = merge_renamed(&slugs, base_order, &renamed);
+    (slugs, order)
+}
+
+/// The items in the order of their `names`, from their order by base and the items
+/// whose name is not their base (`renamed`, in any order): the others' names are their
+/// bases, so they are in order already, and the renamed ones are merged in.
+fn merge_renamed(names: &[String], base_order: Vec<usize>, renamed: &[usize]) -> Vec<usize> {
+    if renamed.is_empty() {
+        return base_order;
+    }
+    let mut moved: Vec<usize> = renamed.to_vec();
+    moved.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+    let is_moved: HashSet<usize> = moved.iter().copied().collect();
+    let mut order = Vec::with_capacity(base_order.len());
+    let mut moved = moved.into_iter().peekable();
+    for item in base_order.into_iter().filter(|i| !is_moved.contains(i)) {
+        while let Some(&m) = moved.peek().filter(|&&m| names[m] < names[item]) {
+            order.push(m);
+            moved.next();
+        }
+        order.push(item);
+    }
+    order.extend(moved);
+    order
 }
 
 /// Names (slugs, citation keys) for items, from each item's base name, unique among
@@ -89,8 +124,17 @@ pub fn unique_slugs(bases: Vec<String>, key_of: impl Fn(usize) -> String) -> Vec
 /// item's base nor a name handed out before. An item it leaves out keeps its base.
 pub fn unique_names(
     bases: Vec<String>,
-    mut name_sharing: impl FnMut(&str, &[usize], &mut Taken) -> Vec<(usize, String)>,
+    name_sharing: impl FnMut(&str, &[usize], &mut Taken) -> Vec<(usize, String)>,
 ) -> Vec<String> {
+    named_in_base_order(bases, name_sharing).0
+}
+
+/// [`unique_names`], with the items in the order of their bases and the items whose
+/// name is not their base.
+fn named_in_base_order(
+    bases: Vec<String>,
+    mut name_sharing: impl FnMut(&str, &[usize], &mut Taken) -> Vec<(usize, String)>,
+) -> (Vec<String>, Vec<usize>, Vec<usize>) {
     let order = order_by_key(&bases);
     let mut taken = Taken {
         bases: &bases,
@@ -98,18 +142,23 @@ pub fn unique_names(
         suffixed: HashSet::new(),
     };
     let mut names: Vec<Option<String>> = vec![None; bases.len()];
+    let mut renamed = Vec::new();
     for sharing in order.chunk_by(|&a, &b| bases[a] == bases[b]) {
         if let [first, _, ..] = sharing {
             for (item, name) in name_sharing(&bases[*first], sharing, &mut taken) {
+                if name != bases[item] {
+                    renamed.push(item);
+                }
                 names[item] = Some(name);
             }
         }
     }
-    names
+    let names = names
         .into_iter()
         .zip(bases)
         .map(|(name, base)| name.unwrap_or(base))
-        .collect()
+        .collect();
+    (names, order, renamed)
 }
 
 /// The names that suffixed candidates may not take in [`unique_names`]: every item's
@@ -164,6 +213,36 @@ fn prefix(key: &str) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The order [`unique_slugs_ordered`] gives without sorting the slugs is the
+        /// order of the slugs, also when suffixed slugs land among other bases.
+        #[test]
+        fn slugs_come_in_the_order_of_the_slugs(
+            bases in proptest::collection::vec("(a|b)(-[0-9a-f]{0,2})?", 0..40),
+        ) {
+            let (slugs, order) = unique_slugs_ordered(bases.clone(), |i| format!("key {i}"));
+            proptest::prop_assert_eq!(&order, &order_by_key(&slugs));
+            proptest::prop_assert_eq!(slugs, unique_slugs(bases, |i| format!("key {i}")));
+        }
+    }
+
+    #[test]
+    fn a_suffixed_slug_is_ordered_among_the_bases_it_falls_between() {
+        let bases = ["b", "a", "a-0", "a-zzz", "a", "a"]
+            .map(String::from)
+            .to_vec();
+        let (slugs, order) = unique_slugs_ordered(bases, |i| format!("key {i}"));
+        let in_order: Vec<&str> = order.iter().map(|&i| slugs[i].as_str()).collect();
+        let mut sorted = in_order.clone();
+        sorted.sort_unstable();
+        assert_eq!(in_order, sorted);
+        assert_eq!(in_order.len(), 6);
+        assert!(in_order[0] == "a" && in_order[5] == "b", "{in_order:?}");
+        // The two suffixed copies of `a` fall between `a-0` and `a-zzz`.
+        assert_eq!(in_order[1], "a-0");
+        assert_eq!(in_order[4], "a-zzz");
+    }
 
     #[test]
     fn keys_are_ordered_as_their_bytes_whatever_their_first_sixteen_bytes() {
