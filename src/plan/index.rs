@@ -2,7 +2,7 @@
 //! read-only tables by author and paper id (profiles, paths, URLs, lists, converted
 //! texts, citation keys). Later stages read it; nothing in it is made on first use.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -17,6 +17,7 @@ use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{AuthorId, Paper, PaperId, SiteGraph};
 use crate::reuse::Reuse;
+use crate::slug::order_by_key;
 
 /// Everything the outputs of a site are made from.
 pub struct SiteIndex<'a> {
@@ -286,13 +287,20 @@ type SubjectAndYearLists<'a> = (BTreeMap<&'a str, Vec<PaperId>>, BTreeMap<u16, V
 /// Subject lists (in the order of `newest`: newest first, then by slug) and year lists
 /// (by title, case-insensitive, then slug).
 fn subject_and_year_lists<'g>(graph: &'g SiteGraph, newest: &[PaperId]) -> SubjectAndYearLists<'g> {
-    let mut subjects: BTreeMap<&str, Vec<PaperId>> = BTreeMap::new();
-    let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
+    // Looked up by hash, then ordered: a few hundred subjects for a million entries.
+    let mut by_subject: HashMap<&str, Vec<PaperId>> = HashMap::new();
     for &id in newest {
         for subject in &graph.papers[id].subjects {
-            subjects.entry(subject.as_str()).or_default().push(id);
+            match by_subject.get_mut(subject.as_str()) {
+                Some(list) => list.push(id),
+                None => {
+                    by_subject.insert(subject.as_str(), vec![id]);
+                }
+            }
         }
     }
+    let subjects = by_subject.into_iter().collect();
+    let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
     for (id, paper) in graph.papers.iter().enumerate() {
         years.entry(paper.year).or_default().push(id);
     }
@@ -301,12 +309,13 @@ fn subject_and_year_lists<'g>(graph: &'g SiteGraph, newest: &[PaperId]) -> Subje
         .par_iter()
         .map(|p| p.title.to_lowercase())
         .collect();
+    // Each list is in id order, so equal titles stay in id (slug) order.
     years.par_iter_mut().for_each(|(_, list)| {
-        list.sort_unstable_by(|&a, &b| {
-            lowercase_titles[a]
-                .cmp(&lowercase_titles[b])
-                .then(a.cmp(&b))
-        });
+        let titles: Vec<&str> = list
+            .iter()
+            .map(|&id| lowercase_titles[id].as_str())
+            .collect();
+        *list = order_by_key(&titles).into_iter().map(|i| list[i]).collect();
     });
     (subjects, years)
 }
