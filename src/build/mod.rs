@@ -615,8 +615,10 @@ type Rendered = (Vec<u64>, Vec<bool>, Vec<PlannedOutput>, MadeParts);
 impl Rendering<'_> {
     /// Renders and stages every output that is not kept as it is: first the search
     /// index (built, staged and freed, so that its files and the pages never take memory
-    /// at once), then everything else. Returns each output's fingerprint and whether it
-    /// was kept, and the search index's outputs (which come after the plan's).
+    /// at once), then everything else. The plan's outputs are fingerprinted while the
+    /// search index is built, whose postings are sorted on one thread. Returns each
+    /// output's fingerprint and whether it was kept, and the search index's outputs
+    /// (which come after the plan's).
     fn render_outputs(
         &self,
         plan: &SitePlan,
@@ -624,43 +626,58 @@ impl Rendering<'_> {
         kept_terms: &mut KeptTerms,
     ) -> Result<Rendered, Diagnostic> {
         let mut maker = OutputMaker::new(&plan.index, &self.memo.render);
-        let search = maker.prepare_search(&self.memo.search, kept_terms);
+        let (search, plan_fingerprints) = rayon::join(
+            || maker.prepare_search(&self.memo.search, kept_terms),
+            || self.fingerprints(&plan.outputs, &maker),
+        );
         let search_outputs = search_outputs(search.files());
-        let (search_fingerprints, search_kept, rendered) =
-            self.render_range(&search_outputs, &maker, &ProgressBar::hidden());
+        let search_fingerprints = self.fingerprints(&search_outputs, &maker);
+        let (search_kept, rendered) = self.render_range(
+            &search_outputs,
+            &search_fingerprints,
+            &maker,
+            &ProgressBar::hidden(),
+        );
         rendered?;
         maker.forget_search();
         timings.mark("search index");
         let progress = progress_bar(self.progress, plan.outputs.len() as u64);
-        let (mut fingerprints, mut kept, rendered) =
-            self.render_range(&plan.outputs, &maker, &progress);
+        let (mut kept, rendered) =
+            self.render_range(&plan.outputs, &plan_fingerprints, &maker, &progress);
         rendered?;
         timings.mark("render");
+        let mut fingerprints = plan_fingerprints;
         fingerprints.extend(search_fingerprints);
         kept.extend(search_kept);
         Ok((fingerprints, kept, search_outputs, maker.finish()))
     }
 
-    /// Renders and stages those of `outputs` that are not kept.
+    /// The fingerprint of each of `outputs`.
+    fn fingerprints(&self, outputs: &[PlannedOutput], maker: &OutputMaker) -> Vec<u64> {
+        let templates = self.renderer.template_hashes();
+        outputs
+            .par_iter()
+            .map(|o| maker.fingerprint(&o.path, &o.kind, &templates))
+            .collect()
+    }
+
+    /// Renders and stages those of `outputs` (with their `fingerprints`) that are not
+    /// kept; whether each was kept.
     fn render_range(
         &self,
         outputs: &[PlannedOutput],
+        fingerprints: &[u64],
         maker: &OutputMaker,
         progress: &ProgressBar,
-    ) -> (Vec<u64>, Vec<bool>, Result<(), Diagnostic>) {
-        let templates = self.renderer.template_hashes();
-        let fingerprints: Vec<u64> = outputs
-            .par_iter()
-            .map(|o| maker.fingerprint(&o.path, &o.kind, &templates))
-            .collect();
-        let kept = self.kept.mark(outputs, &fingerprints, self.writer);
+    ) -> (Vec<bool>, Result<(), Diagnostic>) {
+        let kept = self.kept.mark(outputs, fingerprints, self.writer);
         let wanted = |i: usize| !kept[i];
         let rendered = self
             .renderer
             .render_each(outputs, maker, progress, wanted, |file| {
                 stage(self.writer, &file.path, &file.bytes)
             });
-        (fingerprints, kept, rendered)
+        (kept, rendered)
     }
 }
 
