@@ -170,16 +170,11 @@ struct PaperGroup<'r> {
 struct Copy {
     file: usize,
     record: usize,
-    author: usize,
 }
 
 /// Groups `records` (`(file, record)` indexes, in file order) into papers: records
 /// with the same title key and year whose abstracts match, at most one per file.
-fn group_records<'r>(
-    records: &[(usize, usize)],
-    files: &[&'r RecordFile],
-    file_author: &[usize],
-) -> Vec<PaperGroup<'r>> {
+fn group_records<'r>(records: &[(usize, usize)], files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
     let mut groups: Vec<PaperGroup> = Vec::new();
     let mut buckets: HashMap<(u64, u16), Vec<usize>> = HashMap::new();
     for &(file_index, record_index) in records {
@@ -209,7 +204,6 @@ fn group_records<'r>(
         let copy = Copy {
             file: file_index,
             record: record_index,
-            author: file_author[file_index],
         };
         match joined {
             Some(g) => {
@@ -288,11 +282,17 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     order.par_sort_by(|&a, &b| files[a].borrow().path.cmp(&files[b].borrow().path));
     let files: Vec<&RecordFile> = order.iter().map(|&i| files[i].borrow()).collect();
 
-    let mut people = group_authors(&files, rules);
+    // Authors and papers are found side by side: finding authors is mostly serial.
+    let (mut people, (groups, (paper_slugs, paper_order))) = rayon::join(
+        || group_authors(&files, rules),
+        || {
+            find_title_keys(&files);
+            let groups = group_papers(&files);
+            let slugs = paper_slugs(&files, &groups, memo);
+            (groups, slugs)
+        },
+    );
     let mut diagnostics = std::mem::take(&mut people.diagnostics);
-    find_title_keys(&files);
-    let groups = group_papers(&files, &people.of_file);
-    let (paper_slugs, paper_order) = paper_slugs(&files, &groups, memo);
 
     // Authors sorted by slug: map provisional index -> final id; papers likewise.
     let author_order = order_by_key(&people.slugs);
@@ -300,6 +300,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     for (id, &provisional) in author_order.iter().enumerate() {
         author_id[provisional] = id;
     }
+    let file_author: Vec<AuthorId> = people.of_file.iter().map(|&a| author_id[a]).collect();
     let paths: Vec<Arc<Path>> = files.iter().map(|f| Arc::from(f.path.as_path())).collect();
 
     // Assemble papers in parallel; each reports its own disagreements.
@@ -308,7 +309,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         .enumerate()
         .map(|(paper_id, &g)| {
             let copies = PaperCopies::new(&groups[g], &files, &paths);
-            copies.assemble(paper_id, paper_slugs[g].clone(), &author_id)
+            copies.assemble(paper_id, paper_slugs[g].clone(), &file_author)
         })
         .collect();
     let mut merge_notes = Vec::new();
@@ -393,7 +394,7 @@ fn find_title_keys(files: &[&RecordFile]) {
 /// Records of different (title key, year) never meet, so they are grouped in parallel
 /// by partitions of that key; groups then take the order in which the records that
 /// started them come in the files, as if grouped one by one.
-fn group_papers<'r>(files: &[&'r RecordFile], file_author: &[usize]) -> Vec<PaperGroup<'r>> {
+fn group_papers<'r>(files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
     const PARTITIONS: u64 = 16;
     let mut partitions: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PARTITIONS as usize];
     for (file_index, file) in files.iter().enumerate() {
@@ -404,7 +405,7 @@ fn group_papers<'r>(files: &[&'r RecordFile], file_author: &[usize]) -> Vec<Pape
     }
     let mut groups: Vec<PaperGroup> = partitions
         .par_iter()
-        .flat_map_iter(|records| group_records(records, files, file_author).into_iter())
+        .flat_map_iter(|records| group_records(records, files).into_iter())
         .collect();
     groups.sort_unstable_by_key(|g| (g.copies[0].file, g.copies[0].record));
     groups
@@ -467,17 +468,18 @@ impl<'g> PaperCopies<'g> {
         }
     }
 
-    /// The paper, with a note and a warning for each field its copies disagree in.
+    /// The paper, with a note and a warning for each field its copies disagree in;
+    /// `file_author` gives each file's author.
     fn assemble(
         &self,
         paper_id: PaperId,
         slug: String,
-        author_id: &[AuthorId],
+        file_author: &[AuthorId],
     ) -> (Paper, Vec<MergeNote>, Vec<Diagnostic>) {
         let first = self.records[0];
         let mut authors: Vec<AuthorId> = Vec::new();
         for copy in &self.group.copies {
-            let id = author_id[copy.author];
+            let id = file_author[copy.file];
             if !authors.contains(&id) {
                 authors.push(id);
             }
