@@ -156,26 +156,53 @@ impl<'a> SiteIndex<'a> {
     pub fn new(input: &PlanInput<'a, '_>, diagnostics: &mut Vec<Diagnostic>) -> SiteIndex<'a> {
         let graph = input.graph;
         let config = input.config;
-        let profiles = merge_profiles(graph, config, input.bios, diagnostics);
-        let extra_pages = extra_pages(input.pages, diagnostics);
-        let newest = newest_first(graph);
-        let (subjects, years) = subject_and_year_lists(graph, &newest);
-        let (paper_texts, mut tex_diagnostics) =
-            convert_texts(graph, config, &input.memo.texts, input.earlier_texts);
-        diagnostics.append(&mut tex_diagnostics);
-        let citation_keys =
-            citation_keys(graph, &profiles, &paper_texts, &input.memo.citation_bases);
-        let author_letters = author_letters(&profiles);
-        let author_lists_inline = inline_author_lists(graph, config, &paper_texts, &profiles);
         let layout = config.page_layout;
-        let (author_paths, paper_paths) = page_paths(graph, layout);
-        let (redirects, slug_history) = plan_redirects(
-            graph,
-            &author_paths,
-            &paper_paths,
-            input.history,
-            &input.memo.abstract_keys,
-            layout,
+        // Four steps that read only the graph, side by side: each is partly serial.
+        let ((profiled, converted), (by_date, (paths, redirected))) = rayon::join(
+            || {
+                rayon::join(
+                    || {
+                        let mut found = Vec::new();
+                        let profiles = merge_profiles(graph, config, input.bios, &mut found);
+                        (profiles, found)
+                    },
+                    || convert_texts(graph, config, &input.memo.texts, input.earlier_texts),
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        let newest = newest_first(graph);
+                        let lists = subject_and_year_lists(graph, &newest);
+                        (newest, lists)
+                    },
+                    || {
+                        let paths = page_paths(graph, layout);
+                        let (authors, papers) = (&paths.0, &paths.1);
+                        let memo = &input.memo.abstract_keys;
+                        let redirected =
+                            plan_redirects(graph, authors, papers, input.history, memo, layout);
+                        (paths, redirected)
+                    },
+                )
+            },
+        );
+        let ((profiles, mut profile_diagnostics), (paper_texts, mut tex_diagnostics)) =
+            (profiled, converted);
+        let (newest, (subjects, years)) = by_date;
+        let ((author_paths, paper_paths), (redirects, slug_history)) = (paths, redirected);
+        diagnostics.append(&mut profile_diagnostics);
+        let extra_pages = extra_pages(input.pages, diagnostics);
+        diagnostics.append(&mut tex_diagnostics);
+        let (citation_keys, (author_letters, author_lists_inline)) = rayon::join(
+            || citation_keys(graph, &profiles, &paper_texts, &input.memo.citation_bases),
+            || {
+                let letters = author_letters(&profiles);
+                (
+                    letters,
+                    inline_author_lists(graph, config, &paper_texts, &profiles),
+                )
+            },
         );
         let mut index = SiteIndex {
             graph,
