@@ -701,10 +701,10 @@ impl SearchIndex {
         terms.retain(|(_, range)| {
             range.len() <= common || flat[range.clone()].iter().any(|p| p.weight() > WEIGHT_TEXT)
         });
-        // Best weight first, then by doc (the order they are in).
-        for (_, range) in &terms {
-            flat[range.clone()].sort_by_key(|p| std::cmp::Reverse(p.weight()));
-        }
+        // Best weight first, then by doc (the order they are in); on every thread.
+        term_postings(&mut flat, &terms)
+            .into_par_iter()
+            .for_each(|postings| postings.sort_by_key(|p| std::cmp::Reverse(p.weight())));
         terms.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
         let table = TermTable::new(&terms, flat);
         drop(terms);
@@ -1272,6 +1272,19 @@ fn term_ranges<'t>(starts: &[usize], numbers: &'t TermNumbers) -> Vec<TermPostin
 /// A term with the range of its postings in a flat list of them (see [`postings`]).
 type TermPostings<'t> = (&'t str, std::ops::Range<usize>);
 
+/// The postings of each of `terms` (whose ranges are in order and apart) in `flat`.
+fn term_postings<'f>(flat: &'f mut [Numbered], terms: &[TermPostings]) -> Vec<&'f mut [Numbered]> {
+    let mut each = Vec::with_capacity(terms.len());
+    let (mut rest, mut offset) = (flat, 0);
+    for (_, range) in terms {
+        let (_, from_start) = rest.split_at_mut(range.start - offset);
+        let (postings, after) = from_start.split_at_mut(range.len());
+        each.push(postings);
+        (rest, offset) = (after, range.end);
+    }
+    each
+}
+
 /// A term with its postings `(doc, weight)`.
 type TermEntry<'t> = (&'t str, &'t [Numbered]);
 
@@ -1388,6 +1401,18 @@ fn shard_bytes(entries: &[TermEntry]) -> Vec<u8> {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    #[test]
+    fn each_terms_postings_are_its_range_of_the_flat_list() {
+        let mut flat: Vec<Numbered> = (0..10).map(|n| Numbered::new(n, 1)).collect();
+        let terms: Vec<TermPostings> = vec![("a", 0..2), ("b", 3..6), ("c", 6..7), ("d", 9..10)];
+        let numbers =
+            |postings: &[Numbered]| -> Vec<u32> { postings.iter().map(|p| p.number()).collect() };
+        let each: Vec<Vec<u32>> = (term_postings(&mut flat, &terms).iter())
+            .map(|p| numbers(p))
+            .collect();
+        assert_eq!(each, vec![vec![0, 1], vec![3, 4, 5], vec![6], vec![9]]);
+    }
 
     #[test]
     fn document_ids_are_distinct_authors_first_and_stay_put_when_one_is_added() {
