@@ -371,12 +371,28 @@ fn assemble_authors(
             coauthors: Vec::new(),
         })
         .collect();
-    for (paper_id, paper) in papers.iter().enumerate() {
-        for &author in &paper.authors {
-            authors[author].papers.push(paper_id);
-        }
+    for (author, list) in authors
+        .iter_mut()
+        .zip(papers_by_author(papers, order.len()))
+    {
+        author.papers = list;
     }
     authors
+}
+
+/// Each of the `authors`' papers, in paper order: every (author, paper) pair, sorted on
+/// every thread, then cut into runs (a push into each author's list, paper by paper,
+/// took 0.1 s at 500,000 papers on one thread, reaching all over memory).
+fn papers_by_author(papers: &[Paper], authors: usize) -> Vec<Vec<PaperId>> {
+    let mut pairs: Vec<(AuthorId, PaperId)> = (papers.par_iter().enumerate())
+        .flat_map_iter(|(id, paper)| paper.authors.iter().map(move |&author| (author, id)))
+        .collect();
+    pairs.par_sort_unstable();
+    let mut lists = vec![Vec::new(); authors];
+    for run in pairs.chunk_by(|a, b| a.0 == b.0) {
+        lists[run[0].0] = run.iter().map(|&(_, paper)| paper).collect();
+    }
+    lists
 }
 
 /// Finds every record's title key ([`crate::records::Record::title_key`]), on every

@@ -71,7 +71,7 @@ pub struct SiteIndex<'a> {
 /// but the 404 and search pages, in its order.
 pub fn sitemap_paths(ix: &SiteIndex) -> Vec<String> {
     super::list_pages(ix)
-        .iter()
+        .par_iter()
         .filter(|page| !matches!(page, PageKind::NotFound | PageKind::Search))
         .map(|page| super::page_path(ix, page).0)
         .collect()
@@ -87,7 +87,7 @@ pub const DATA_SHARD_SIZE: usize = 1000;
 pub fn data_shards<'s>(slugs: impl Iterator<Item = &'s str>) -> Vec<Vec<usize>> {
     let names: Vec<&str> = slugs.collect();
     let parts = super::parts::hash_parts(names.iter(), DATA_SHARD_SIZE);
-    (parts.into_iter())
+    (parts.into_par_iter())
         .map(|part| {
             let mut shard: Vec<usize> = part.into_iter().map(|id| id as usize).collect();
             shard.sort_unstable_by_key(|&id| names[id]);

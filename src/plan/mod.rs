@@ -5,6 +5,8 @@
 //! where each goes, and gathers what they show into plain tables. Making an output's
 //! context from the index is the render stage's work.
 
+use rayon::prelude::*;
+
 use crate::config::{ExportsMode, SiteConfig};
 use crate::content::{Bio, ExtraPage};
 use crate::diagnostics::Diagnostic;
@@ -238,7 +240,7 @@ pub fn plan_site<'a>(input: &PlanInput<'a, '_>) -> SitePlan<'a> {
     let mut diagnostics = Vec::new();
     let index = SiteIndex::new(input, &mut diagnostics);
     let outputs = list_outputs(&index)
-        .into_iter()
+        .into_par_iter()
         .map(|kind| {
             let (path, template) = describe(&index, &kind);
             PlannedOutput {
