@@ -318,12 +318,7 @@ fn subject_and_year_lists<'g>(graph: &'g SiteGraph, newest: &[PaperId]) -> Subje
     let mut by_subject: HashMap<&str, Vec<PaperId>> = HashMap::new();
     for &id in newest {
         for subject in &graph.papers[id].subjects {
-            match by_subject.get_mut(subject.as_str()) {
-                Some(list) => list.push(id),
-                None => {
-                    by_subject.insert(subject.as_str(), vec![id]);
-                }
-            }
+            by_subject.entry(subject.as_str()).or_default().push(id);
         }
     }
     let subjects = by_subject.into_iter().collect();
@@ -446,6 +441,58 @@ pub fn nearby_papers(list: &[PaperId], id: PaperId, n: usize) -> Vec<PaperId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Year lists are by title whatever its case, then by slug; subject lists newest
+    /// first, then by slug; each subject once.
+    #[test]
+    fn year_lists_go_by_title_and_subject_lists_by_date() {
+        use crate::records::{Record, RecordFile};
+        let record = |title: &str, year: u16, abs: &str, subject: &str| {
+            let abs = Some(abs.into());
+            Record::new(
+                "arXiv".into(),
+                year,
+                title.into(),
+                abs,
+                vec![subject.into()],
+                9,
+            )
+        };
+        let file = RecordFile {
+            path: "content/records/a.txt".into(),
+            author_name: "A".into(),
+            declared_count: None,
+            records: vec![
+                record("Beta", 2020, "One.", "cs.DL"),
+                record("Alpha", 2020, "Two.", "math.AG"),
+                record("alpha", 2020, "Three.", "cs.DL"),
+                record("Gamma", 2021, "Four.", "cs.DL"),
+            ],
+        };
+        let graph = crate::graph::link(&[file]);
+        let newest = newest_first(&graph);
+        let (subjects, years) = subject_and_year_lists(&graph, &newest);
+        let titles = |ids: &[PaperId]| -> Vec<&str> {
+            ids.iter()
+                .map(|&id| graph.papers[id].title.as_str())
+                .collect()
+        };
+        let alphas: Vec<&str> = titles(&years[&2020])[..2].to_vec();
+        let slugs: Vec<&str> = years[&2020][..2]
+            .iter()
+            .map(|&id| graph.papers[id].slug.as_str())
+            .collect();
+        assert!(slugs[0] < slugs[1], "{slugs:?}");
+        assert_eq!(titles(&years[&2020])[2], "Beta");
+        assert!(alphas.contains(&"Alpha") && alphas.contains(&"alpha"));
+        assert_eq!(
+            subjects.keys().copied().collect::<Vec<_>>(),
+            ["cs.DL", "math.AG"]
+        );
+        let dl = titles(&subjects["cs.DL"]);
+        assert_eq!(dl[0], "Gamma");
+        assert_eq!(dl.len(), 3);
+    }
 
     #[test]
     fn data_shards_hold_every_item_once_in_slug_order() {
