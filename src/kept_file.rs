@@ -42,6 +42,8 @@ pub struct KeptFile {
     index: Vec<Entry>,
     /// Where to look for a key in the index.
     runs: HashRuns,
+    /// Where the blobs end (and the index starts).
+    blobs_end: u64,
 }
 
 impl KeptFile {
@@ -74,17 +76,35 @@ impl KeptFile {
         file.read_exact(&mut raw).ok()?;
         let index = read_index(&raw, index_at)?;
         let runs = HashRuns::of(index.iter().map(|e| e.0));
-        Some(KeptFile { file, index, runs })
+        Some(KeptFile {
+            file,
+            index,
+            runs,
+            blobs_end: index_at,
+        })
     }
 
     /// The blob kept under `key`, if any (`None` too if it cannot be read, or is not
     /// the blob that was written).
     pub fn get(&self, key: u64) -> Option<Vec<u8>> {
-        let at = self.runs.find(&self.index, key, |e| e.0)?;
-        let (_, offset, len, hash) = self.index[at];
+        let (offset, len, hash) = self.place(key)?;
         let mut bytes = vec![0u8; len as usize];
         read_exact_at(&self.file, &mut bytes, offset).ok()?;
         (content_hash(&bytes) == hash).then_some(bytes)
+    }
+
+    /// Where the blob kept under `key` lies in the file: `(offset, length, hash)`
+    /// (without reading it).
+    pub fn place(&self, key: u64) -> Option<(u64, u32, u64)> {
+        let at = self.runs.find(&self.index, key, |e| e.0)?;
+        let (_, offset, len, hash) = self.index[at];
+        Some((offset, len, hash))
+    }
+
+    /// A second handle on the open file (the same file, even if another replaced it on
+    /// disk since it was opened), with the offset where its blobs end.
+    pub fn blobs_file(&self) -> Option<(File, u64)> {
+        Some((self.file.try_clone().ok()?, self.blobs_end))
     }
 
     /// Whether a blob is kept under `key` (without reading it).

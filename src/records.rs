@@ -107,6 +107,13 @@ impl Record {
         *self.title_key.0.get_or_init(|| text_key_hash(&self.title))
     }
 
+    /// The record, with its [`Record::title_key`] known to be `key` (found by an
+    /// earlier build from the same title).
+    pub fn knowing_title_key(self, key: u64) -> Record {
+        let _ = self.title_key.0.set(key);
+        self
+    }
+
     /// A record of these fields.
     pub fn new(
         source: String,

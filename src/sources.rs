@@ -20,6 +20,10 @@ use crate::reuse::Reuse;
 use crate::slug::slugify;
 use crate::text_store::TextStore;
 
+pub mod kept;
+
+use kept::KeptRecords;
+
 /// Where a site's parts live, relative to its root.
 pub const RECORDS_DIR: &str = "content/records";
 /// Author bios.
@@ -53,6 +57,13 @@ pub struct SiteInput {
     /// The text store the records' abstracts went to, when the pool they were read
     /// into stored them (see [`TextPool::storing_from`]).
     pub abstracts_store: Option<TextStore>,
+    /// For each of `records`, the key of its size and modification time and the hash
+    /// of its bytes, when it may be kept on disk as parsed ([`kept`]): its time is old
+    /// enough to be trusted and parsing it gave no diagnostic.
+    pub record_stamps: Vec<Option<(u64, u64)>>,
+    /// How many of `records` this build read and parsed (the others it took as parsed
+    /// from memory or from the kept records).
+    pub records_parsed: usize,
 }
 
 impl SiteInput {
@@ -78,7 +89,7 @@ impl SiteInput {
 /// files.
 pub fn read_site(
     root: &Path,
-    reuse: &RecordReuse,
+    (reuse, kept): (&RecordReuse, Option<&KeptRecords>),
     pool: TextPool,
 ) -> Result<SiteInput, Diagnostic> {
     let mut input = SiteInput::default();
@@ -102,8 +113,9 @@ pub fn read_site(
         }
     }
 
-    let (records, mut diagnostics, mut hashes) = read_records(root, reuse, &pool);
+    let (records, mut diagnostics, mut hashes, stamps) = read_records(root, (reuse, kept), &pool);
     input.records = records;
+    (input.record_stamps, input.records_parsed) = stamps;
     input.abstracts_store = pool.into_store();
     input.diagnostics.append(&mut diagnostics);
     input.file_hashes.append(&mut hashes);
@@ -291,16 +303,27 @@ fn stamp_key_of(shown: &str, meta: &fs::Metadata) -> Option<u64> {
     ))
 }
 
-/// The records of the site, their diagnostics, and each file's path and hash.
-type ReadRecords = (Vec<Arc<RecordFile>>, Vec<Diagnostic>, Vec<(String, u64)>);
+/// The records of the site, their diagnostics, each file's path and hash, and each
+/// record file's stamp with how many were parsed (see [`SiteInput::record_stamps`]).
+type ReadRecords = (
+    Vec<Arc<RecordFile>>,
+    Vec<Diagnostic>,
+    Vec<(String, u64)>,
+    (Vec<Option<(u64, u64)>>, usize),
+);
 
 /// Reads and parses every `*.txt` under `<root>/content/records`, in parallel, sorted by
 /// path. Also returns each file's path (relative to the root) and the hash of its bytes.
 /// Files that list the same abstract share one copy of it, `pool`'s. A file
 /// `reuse` holds with the same path and bytes is not parsed again, and one it
 /// holds with the same path, size and (old enough) modification time is not even read,
-/// unless the watcher reported it changed.
-pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRecords {
+/// unless the watcher reported it changed. A one-off build takes such a file from the
+/// records an earlier one `kept` instead.
+pub fn read_records(
+    root: &Path,
+    (reuse, kept): (&RecordReuse, Option<&KeptRecords>),
+    pool: &TextPool,
+) -> ReadRecords {
     let RecordReuse {
         parsed,
         stamps,
@@ -318,11 +341,14 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
             )
         }
     };
+    /// A file as parsed, its diagnostics, path and hash, stamp, and whether it was
+    /// read and parsed.
     type Parsed = (
         Option<Arc<ParsedRecordFile>>,
         Vec<Diagnostic>,
         Option<(String, u64)>,
         Option<u64>,
+        bool,
     );
     let results: Vec<Parsed> = listing
         .par_iter()
@@ -330,14 +356,31 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
             let display = path.strip_prefix(root).unwrap_or(path);
             let shown = display.to_string_lossy().into_owned();
             // A file the watcher vouches for has the stamp it was listed with, without
-            // a look at it. Only a long-running process keeps stamps: a one-off build
-            // does not look at the file twice (217,500 lookups at 500,000 papers).
+            // a look at it. A long-running process keeps stamps, and a one-off build
+            // finds them in the records an earlier one kept; a one-off build without
+            // those does not look at the file twice (217,500 lookups at 500,000 papers).
+            let looks = stamps.is_enabled() || kept.is_some();
             let stamp = listed_stamp
-                .or_else(|| stamps.is_enabled().then(|| stamp_key(&shown, path))?)
+                .or_else(|| looks.then(|| stamp_key(&shown, path))?)
                 .filter(|_| !reported_changes.contains(display));
             if let Some(known) = stamp.and_then(|key| stamps.get(key)) {
                 let parsed = Arc::clone(&known.parsed);
-                return (Some(parsed), Vec::new(), Some((shown, known.hash)), stamp);
+                return (
+                    Some(parsed),
+                    Vec::new(),
+                    Some((shown, known.hash)),
+                    stamp,
+                    false,
+                );
+            }
+            if let Some(known) = stamp.and_then(|key| kept?.get(key, display)) {
+                return (
+                    Some(known.parsed),
+                    Vec::new(),
+                    Some((shown, known.hash)),
+                    stamp,
+                    false,
+                );
             }
             match read_whole(path) {
                 Ok((bytes, meta)) => {
@@ -354,13 +397,22 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
                         }
                     });
                     // The stamp of the file read, which may not be the one looked at
-                    // before if it was replaced since.
-                    let read_stamp = stamp.and_then(|_| stamp_key_of(&shown, &meta));
+                    // before if it was replaced since. A build that did not look (a
+                    // one-off one) finds it too, to keep the file ([`kept`]).
+                    let read_stamp = (stamp.is_some() || !looks)
+                        .then(|| stamp_key_of(&shown, &meta))
+                        .flatten();
                     if let Some(stamp) = read_stamp {
                         let parsed = Arc::clone(&file);
                         stamps.insert(stamp, StampedRecordFile { hash, parsed });
                     }
-                    (Some(file), Vec::new(), Some((shown, hash)), read_stamp)
+                    (
+                        Some(file),
+                        Vec::new(),
+                        Some((shown, hash)),
+                        read_stamp,
+                        true,
+                    )
                 }
                 Err(err) => (
                     None,
@@ -370,6 +422,7 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
                     )],
                     None,
                     None,
+                    false,
                 ),
             }
         })
@@ -378,9 +431,16 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
     let mut hashes = Vec::with_capacity(parsed.len());
     let keep_listing = plain && stamps.is_enabled();
     let mut next_listing = Vec::with_capacity(if keep_listing { listing.len() } else { 0 });
-    for ((file, mut diags, hash, stamp), (path, _)) in results.into_iter().zip(listing) {
+    let mut file_stamps = Vec::with_capacity(files.capacity());
+    let mut parsed_count = 0;
+    for ((file, mut diags, hash, stamp, read), (path, _)) in results.into_iter().zip(listing) {
         if let Some(file) = file {
-            files.extend(file.file.clone());
+            if let Some(record_file) = &file.file {
+                files.push(Arc::clone(record_file));
+                let clean = file.diagnostics.is_empty();
+                file_stamps.push(stamp.zip(hash.as_ref().map(|h| h.1)).filter(|_| clean));
+                parsed_count += usize::from(read);
+            }
             diagnostics.extend(file.diagnostics.iter().cloned());
         }
         diagnostics.append(&mut diags);
@@ -392,7 +452,7 @@ pub fn read_records(root: &Path, reuse: &RecordReuse, pool: &TextPool) -> ReadRe
     if let Ok(mut listing) = reuse.listing.lock() {
         *listing = keep_listing.then_some(next_listing);
     }
-    (files, diagnostics, hashes)
+    (files, diagnostics, hashes, (file_stamps, parsed_count))
 }
 
 /// The record files (`*.txt`) under `dir`, except ignored ones, in path order
@@ -669,7 +729,7 @@ mod tests {
     }
 
     fn titles(root: &Path, reuse: &RecordReuse) -> Vec<String> {
-        let (files, _, _) = read_records(root, reuse, &TextPool::default());
+        let (files, _, _, _) = read_records(root, (reuse, None), &TextPool::default());
         files
             .iter()
             .flat_map(|f| f.records.iter().map(|r| r.title.clone()))
@@ -718,7 +778,8 @@ mod tests {
         write("c.txt", "Cee 2");
         reuse.only_reported_changed = true;
         reuse.reported_changes.extend([rel("b.txt"), rel("c.txt")]);
-        let (files, diagnostics, hashes) = read_records(root, &reuse, &TextPool::default());
+        let (files, diagnostics, hashes, _) =
+            read_records(root, (&reuse, None), &TextPool::default());
         let titles_read: Vec<&str> = files.iter().map(|f| f.records[0].title.as_str()).collect();
         assert_eq!(titles_read, ["Cee 2", "Dee"]);
         assert!(

@@ -35,6 +35,53 @@ struct StoreFile {
     dir: Option<PathBuf>,
     end: AtomicU64,
     failure: Mutex<Option<String>>,
+    /// Whether a text read back is checked against its hash: so for a file that an
+    /// earlier build wrote ([`KeptTexts`]), which this process did not.
+    checked: bool,
+}
+
+/// Texts that an earlier build wrote into a file it kept, read from there as
+/// [`Text`]s without being read now: see [`KeptTexts::text`].
+pub struct KeptTexts(Arc<StoreFile>);
+
+impl KeptTexts {
+    /// The texts in `file`, which is `len` bytes long (an open file: one that replaces
+    /// it on disk later is not read).
+    pub fn in_file(file: File, len: u64) -> KeptTexts {
+        KeptTexts(Arc::new(StoreFile {
+            file,
+            dir: None,
+            end: AtomicU64::new(len),
+            failure: Mutex::new(None),
+            checked: true,
+        }))
+    }
+
+    /// The text of `len` bytes at `offset`, whose [`crate::hash::content_hash`] is
+    /// `hash` and [`crate::tex::has_tex`] is `tex` (as they were when it was written);
+    /// `None` if it would end past the file. Read back only when loaded; one that is
+    /// not what its hash says then fails the build ([`KeptTexts::failure`]).
+    pub fn text(&self, offset: u64, len: u32, hash: u64, tex: bool) -> Option<Text> {
+        let end = offset.checked_add(u64::from(len))?;
+        (end <= self.0.end.load(Ordering::Relaxed)).then(|| Text {
+            repr: Repr::Stored {
+                file: Arc::clone(&self.0),
+                offset,
+                len,
+            },
+            hash,
+            tex,
+        })
+    }
+
+    /// The first failure to read a text back, if any.
+    pub fn failure(&self) -> Option<String> {
+        self.0
+            .failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
 }
 
 /// A text: held in memory, or stored in a [`TextStore`]'s file; with the hash of its
@@ -78,6 +125,7 @@ impl TextStore {
                     dir,
                     end: AtomicU64::new(0),
                     failure: Mutex::new(None),
+                    checked: false,
                 })
             }),
         }
@@ -248,7 +296,7 @@ impl Text {
             Repr::Held(text) => Arc::clone(text),
             Repr::Stored {
                 file, offset, len, ..
-            } => match file.read(*offset, *len) {
+            } => match file.read(*offset, *len, self.hash) {
                 Ok(text) => text,
                 Err(message) => {
                     let mut failure = file.failure.lock().unwrap_or_else(|e| e.into_inner());
@@ -302,11 +350,18 @@ impl Text {
 }
 
 impl StoreFile {
-    /// The `len` bytes at `offset`, as text.
-    fn read(&self, offset: u64, len: u32) -> Result<Arc<str>, String> {
+    /// The `len` bytes at `offset`, as text (checked against `hash` in a file that an
+    /// earlier build wrote).
+    fn read(&self, offset: u64, len: u32, hash: u64) -> Result<Arc<str>, String> {
         let mut bytes = vec![0; len as usize];
         read_exact_at(&self.file, &mut bytes, offset)
             .map_err(|e| format!("could not read the build's text store back: {e}"))?;
+        if self.checked && crate::hash::content_hash(&bytes) != hash {
+            return Err(
+                "a text kept by an earlier build is damaged on disk (it is kept anew by the next build)"
+                    .to_string(),
+            );
+        }
         String::from_utf8(bytes)
             .map(Arc::from)
             .map_err(|_| "the build's text store gave back text that is not UTF-8".to_string())

@@ -593,6 +593,94 @@ fn a_one_off_build_keeps_its_tex_conversions_and_the_next_builds_the_same_with_t
     assert!(fs::read(&kept).unwrap().len() > 100);
 }
 
+/// The record files of the committed arXiv slice: `(file name, text)`, sorted.
+fn arxiv_slice() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arxiv-math");
+    let mut files: Vec<(String, String)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Writes the record file `name` into `site`, modified an hour ago (old enough for its
+/// size and time to be trusted).
+fn old_record_file(site: &Site, name: &str, text: &str) {
+    let path = site.root().join("content/records").join(name);
+    site.file(&format!("content/records/{name}"), text);
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+}
+
+/// A large site's one-off build keeps its parsed record files (`records.kept`), and
+/// the next one-off build parses only the files that changed, and builds what a clean
+/// build does. A kept abstract damaged on disk fails the build before anything is
+/// written; the build after it reads every file again.
+#[test]
+fn a_one_off_build_parses_only_the_record_files_changed_since_the_kept_ones() {
+    // Abstracts in a text store, as a large site's are.
+    let env = [
+        ("PROFILEGEN_TIMINGS", "1"),
+        ("PROFILEGEN_TEXT_STORE_MIN_BYTES", "0"),
+    ];
+    let files = arxiv_slice();
+    let site = Site::new();
+    for (name, text) in &files {
+        old_record_file(&site, name, text);
+    }
+    let parsed = |run: &common::Run, of: usize, all: usize| {
+        let line = format!("read and parse ({of} of {all} record files parsed)");
+        assert!(run.stderr.contains(&line), "{line}: {}", run.stderr);
+    };
+    let first = site.run_with_env(&["build", "--quiet"], &env);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    parsed(&first, files.len(), files.len());
+    let kept = site.root().join(".profilegen/records.kept");
+    assert!(kept.is_file());
+
+    // One file changes (a word of an abstract), one is new (another author's copy).
+    let (name, text) = &files[0];
+    let changed = text.replacen(" the ", " a ", 1);
+    assert_ne!(&changed, text);
+    old_record_file(&site, name, &changed);
+    let author = files[1].1.lines().nth(2).unwrap();
+    let newcomer = files[1].1.replace(author, "Nova Newcomer");
+    old_record_file(&site, "zz_newcomer.txt", &newcomer);
+    let second = site.run_with_env(&["build", "--quiet"], &env);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    parsed(&second, 2, files.len() + 1);
+    let clean = site.run(&["build", "--force", "--output", "clean"]);
+    assert_eq!(clean.code, 0, "{}", clean.stderr);
+    assert!(tree(&site.public()) == tree(&site.root().join("clean")));
+    assert!(tree(&site.public()).len() > 100);
+
+    // An abstract damaged in the kept file.
+    let abstract_text = files[2].1.lines().find(|line| line.len() > 300).unwrap();
+    let mut raw = fs::read(&kept).unwrap();
+    let needle = &abstract_text.as_bytes()[..60];
+    let at = raw.windows(60).position(|w| w == needle).unwrap();
+    raw[at] ^= 0x20;
+    fs::write(&kept, &raw).unwrap();
+    let before = tree(&site.public());
+    let everything = ["build", "--quiet", "--base-url", "https://example.org/"];
+    let damaged = site.run_with_env(&everything, &env);
+    assert_ne!(damaged.code, 0, "{}", damaged.stderr);
+    assert!(damaged.stderr.contains("damaged"), "{}", damaged.stderr);
+    assert!(tree(&site.public()) == before, "nothing was written");
+    assert!(!kept.exists());
+    let again = site.run_with_env(&everything, &env);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    parsed(&again, files.len() + 1, files.len() + 1);
+    assert!(kept.is_file());
+}
+
 /// `serve` or `build --watch` started on a site a one-off build left: its first build
 /// takes the search terms that build kept (`search.kept`), and it and the rebuilds
 /// after it (from the terms in memory) build what a clean build does.

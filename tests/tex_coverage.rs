@@ -272,7 +272,7 @@ fn abstracts_in_a_text_store_give_the_same_site_as_in_memory() {
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    let kept = ["texts.kept", "search.kept", ".gitignore"];
+    let kept = ["texts.kept", "search.kept", "records.kept", ".gitignore"];
     assert!(
         (cache.iter()).all(|name| name.ends_with(".cache") || kept.contains(&name.as_str())),
         "{cache:?}"

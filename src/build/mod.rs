@@ -40,7 +40,9 @@ use crate::records::TextPool;
 use crate::render::context::{MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::search::{KeptTerms, TermsKept};
+use crate::sources::kept::{self, KeptRecords, KEPT_RECORDS_FILE};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
+use crate::text_store::TextStore;
 use previous::{updated_outputs, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
 
@@ -106,7 +108,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
 /// its authors and papers, for reports on them (`check --authors`).
 pub fn link_site(options: &BuildOptions) -> Result<SiteGraph, BuildFailure> {
     let mut memo = BuildMemo::default();
-    let (mut input, mut gathered) = load(options, &options.output_dir(), &mut memo)?;
+    let (mut input, mut gathered) = load(options, &options.output_dir(), &mut memo, None)?;
     Ok(link(&mut input, &memo, &mut gathered))
 }
 
@@ -152,8 +154,13 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let started = Instant::now();
     let timings = Timings::from_env();
     let output = options.output_dir();
-    let (mut input, mut gathered) = load(options, &output, memo)?;
-    timings.mark("read and parse");
+    let earlier_records = earlier_records(options, memo);
+    let (mut input, mut gathered) = load(options, &output, memo, earlier_records.as_ref())?;
+    timings.mark(&format!(
+        "read and parse ({} of {} record files parsed)",
+        input.records_parsed,
+        input.records.len()
+    ));
     let previous = PreviousBuild::find(options, &output, inputs_hash(&input), &mut memo.saved);
     let unchanged = previous.unchanged_site(&output).filter(|_| !memo.warming);
     if let Some(cache) = unchanged {
@@ -177,6 +184,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     memo.ran_pipeline = true;
     let output_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
+    keep_records(options, memo, &input, earlier_records.is_some());
 
     let graph = link(&mut input, memo, &mut gathered);
     timings.mark(if graph.texts.on_disk() {
@@ -221,6 +229,16 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let rendered = rendered.and_then(|rendered| match graph.texts.failure() {
         None => Ok(rendered),
         Some(message) => Err(Diagnostic::error(message, None)),
+    });
+    let rendered = rendered.and_then(|rendered| {
+        match earlier_records.as_ref().and_then(KeptRecords::failure) {
+            None => Ok(rendered),
+            Some(message) => {
+                // So that the next build reads the record files and keeps them anew.
+                let _ = fs::remove_file(kept_records_path(options));
+                Err(Diagnostic::error(message, None))
+            }
+        }
     });
     let (fingerprints, kept, search_outputs, made) = match rendered {
         Ok(rendered) => rendered,
@@ -268,14 +286,24 @@ fn load(
     options: &BuildOptions,
     output: &Path,
     memo: &mut BuildMemo,
+    earlier_records: Option<&KeptRecords>,
 ) -> Result<(SiteInput, Gathered), BuildFailure> {
     let save_failure = memo.saved.wait();
+    // A site whose records an earlier build kept is a large one: the abstracts of the
+    // files read now go to a store from the first, as those kept are out of memory.
+    let large = earlier_records.is_some();
     let pool = match lean_from_bytes(memo) {
+        Some(_) if large => TextPool::storing_from(0, text_store_dir(options)),
         Some(min_bytes) => TextPool::storing_from(min_bytes, text_store_dir(options)),
         None => TextPool::default(),
     };
-    let mut input =
-        read_site(&options.root, &memo.records, pool).map_err(|d| Gathered::default().fail(d))?;
+    let mut input = read_site(&options.root, (&memo.records, earlier_records), pool)
+        .map_err(|d| Gathered::default().fail(d))?;
+    if large && input.abstracts_store.is_none() {
+        // No file was read: the build's own texts (conversions, the search index's
+        // scratch file) go out of memory all the same.
+        input.abstracts_store = Some(TextStore::in_dir(&text_store_dir(options)));
+    }
     let mut gathered = Gathered(std::mem::take(&mut input.diagnostics));
     gathered
         .0
@@ -495,6 +523,49 @@ impl KeptOnDisk {
             let kept = (self.texts_path.as_path(), self.earlier_texts.as_ref());
             keep_conversions(kept, &self.identity, graph, config, texts);
         }
+    }
+}
+
+/// Where a one-off build keeps the site's parsed record files ([`crate::sources::kept`]).
+fn kept_records_path(options: &BuildOptions) -> PathBuf {
+    options.root.join(cache::CACHE_DIR).join(KEPT_RECORDS_FILE)
+}
+
+/// The parsed record files an earlier one-off build kept, for this one-off build to
+/// take instead of reading them (none for a long-running process, which keeps its own
+/// in memory, for `check`, or with `--force`).
+fn earlier_records(options: &BuildOptions, memo: &BuildMemo) -> Option<KeptRecords> {
+    let reads = options.write && !memo.is_long_running() && !options.force;
+    reads
+        .then(|| KeptRecords::open(&kept_records_path(options), &kept_identity()))
+        .flatten()
+}
+
+/// Keeps the site's parsed record files on disk for the next one-off build, when the
+/// site is large (its abstracts went to a text store, or an earlier build kept its
+/// records) and this build had to read more than a few of them
+/// ([`kept::worth_rewriting`]; otherwise the earlier file still serves, and the next
+/// build reads those few again). Written beside the earlier file and renamed over it:
+/// the texts this build took from that file are read from the file it opened. A file
+/// that cannot be written costs the next build only the time it would have saved.
+fn keep_records(options: &BuildOptions, memo: &BuildMemo, input: &SiteInput, earlier: bool) {
+    let keeps = options.write && !memo.is_long_running();
+    let large = earlier || input.abstracts_store.is_some();
+    if !keeps || !large || !kept::worth_rewriting(input.records_parsed, input.records.len()) {
+        return;
+    }
+    let files: Vec<kept::Keepable> = (input.records.iter().zip(&input.record_stamps))
+        .filter_map(|(file, stamp)| stamp.map(|(stamp, hash)| (stamp, hash, Arc::clone(file))))
+        .collect();
+    if files.is_empty() {
+        return;
+    }
+    let path = kept_records_path(options);
+    let _ = fs::create_dir_all(options.root.join(cache::CACHE_DIR));
+    let identity = kept_identity();
+    let written = write_atomically_with(&path, |out| kept::write_kept(out, &identity, &files));
+    if written.is_err() {
+        let _ = fs::remove_file(&path);
     }
 }
 
