@@ -43,7 +43,7 @@ use crate::search::{KeptTerms, TermsKept};
 use crate::sources::kept::{self, KeptRecords, KEPT_RECORDS_FILE};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use crate::text_store::TextStore;
-use previous::{updated_outputs, KeptOutputs, OutputCheck, PreviousBuild};
+use previous::{updated_outputs, FindingPrevious, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
 
 /// What to build and how.
@@ -108,7 +108,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
 /// its authors and papers, for reports on them (`check --authors`).
 pub fn link_site(options: &BuildOptions) -> Result<SiteGraph, BuildFailure> {
     let mut memo = BuildMemo::default();
-    let (mut input, mut gathered) = load(options, &options.output_dir(), &mut memo, None)?;
+    let (mut input, mut gathered, _) = load(options, &options.output_dir(), &mut memo, None)?;
     Ok(link(&mut input, &memo, &mut gathered))
 }
 
@@ -155,13 +155,14 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let timings = Timings::from_env();
     let output = options.output_dir();
     let earlier_records = earlier_records(options, memo);
-    let (mut input, mut gathered) = load(options, &output, memo, earlier_records.as_ref())?;
+    let (mut input, mut gathered, previous) =
+        load(options, &output, memo, earlier_records.as_ref())?;
     timings.mark(&format!(
         "read and parse ({} of {} record files parsed)",
         input.records_parsed,
         input.records.len()
     ));
-    let previous = PreviousBuild::find(options, &output, inputs_hash(&input), &mut memo.saved);
+    let previous = previous.finish(inputs_hash(&input), &mut memo.saved);
     let unchanged = previous.unchanged_site(&output).filter(|_| !memo.warming);
     if let Some(cache) = unchanged {
         let diagnostics = Gathered(cache.diagnostics.clone()).sorted_and_strict(options.strict)?;
@@ -281,14 +282,15 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
 }
 
 /// Reads and parses the sources, applies `--base-url`, and refuses an output folder
-/// that would overwrite them.
+/// that would overwrite them; finds the last build's cache meanwhile.
 fn load(
     options: &BuildOptions,
     output: &Path,
     memo: &mut BuildMemo,
     earlier_records: Option<&KeptRecords>,
-) -> Result<(SiteInput, Gathered), BuildFailure> {
+) -> Result<(SiteInput, Gathered, FindingPrevious), BuildFailure> {
     let save_failure = memo.saved.wait();
+    let previous = PreviousBuild::start_finding(options, output, &memo.saved);
     // A site whose records an earlier build kept is a large one: the abstracts of the
     // files read now go to a store from the first, as those kept are out of memory.
     let large = earlier_records.is_some();
@@ -321,7 +323,7 @@ fn load(
     if options.write {
         check_output_location(&options.root, output).map_err(|d| gathered.fail(d))?;
     }
-    Ok((input, gathered))
+    Ok((input, gathered, previous))
 }
 
 /// The hash of every input file and of the options that shape the output.

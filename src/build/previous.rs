@@ -36,35 +36,61 @@ pub(super) struct PreviousBuild {
     trusted: bool,
 }
 
+/// The last build's cache being found: the memo's, or the one on disk, read on another
+/// thread while the sources are read (at 500,000 papers a 143 MB file, 0.6 s to read).
+pub(super) struct FindingPrevious {
+    cache_path: PathBuf,
+    uses_cache: bool,
+    /// Reading the cache on disk; `None` when this process saved it (it is in the
+    /// memo), or for `check`, which writes nothing and uses none.
+    reading: Option<JoinHandle<Option<Loaded>>>,
+    /// Whether the output folder's manifest is there.
+    manifest: bool,
+}
+
 impl PreviousBuild {
-    /// The last build's cache: the memo's, if this process saved it for the same
-    /// output folder, else the one on disk.
-    pub fn find(
+    /// Starts finding the last build's cache: the memo's, if this process saved it for
+    /// the same output folder, else the one on disk.
+    pub fn start_finding(
         options: &BuildOptions,
         output: &Path,
-        inputs_hash: u64,
-        saved: &mut SavedCache,
-    ) -> PreviousBuild {
+        saved: &SavedCache,
+    ) -> FindingPrevious {
         let cache_path = cache::cache_file(&options.root, output, options.in_generations());
-        let mut trusted = false;
         // The first build in generations makes the link, even of an unchanged site.
         let first_generation = options.generations && current_generation(output).is_none();
         let uses_cache = options.write && !options.force && !first_generation;
+        let saved_here = uses_cache && saved.cache.as_ref().is_some_and(|(p, _)| *p == cache_path);
+        let reading = (options.write && !saved_here).then(|| {
+            let path = cache_path.clone();
+            std::thread::spawn(move || cache::load(&path))
+        });
+        FindingPrevious {
+            cache_path,
+            uses_cache,
+            reading,
+            manifest: output.join(MANIFEST).is_file(),
+        }
+    }
+}
+
+impl FindingPrevious {
+    /// The last build, for a build whose inputs have the hash `inputs_hash` (taking
+    /// the cache this process saved out of `saved`).
+    pub fn finish(self, inputs_hash: u64, saved: &mut SavedCache) -> PreviousBuild {
+        let (cache_path, uses_cache) = (self.cache_path, self.uses_cache);
         let saved_here = uses_cache
             .then(|| saved.cache.take())
             .flatten()
             .filter(|(path, _)| *path == cache_path);
-        let (cache, history_only) = match saved_here {
-            Some((_, cache)) => {
-                trusted = output.join(MANIFEST).is_file();
-                (Some(cache), None)
-            }
-            None if !options.write => (None, None),
-            None => match cache::load(&cache_path) {
-                Some(Loaded::Current(cache)) if uses_cache => (Some(Arc::new(cache)), None),
-                Some(Loaded::Current(cache)) => (None, Some(cache.history)),
-                Some(Loaded::OtherVersion(history)) => (None, Some(history)),
-                None => (None, None),
+        let (cache, history_only, trusted) = match (saved_here, self.reading) {
+            (Some((_, cache)), _) => (Some(cache), None, self.manifest),
+            (None, None) => (None, None, false),
+            (None, Some(reading)) => match reading.join().ok().flatten() {
+                Some(Loaded::Current(cache)) if uses_cache => (Some(Arc::new(cache)), None, false),
+                Some(Loaded::Current(cache)) => (None, Some(cache.history), false),
+                Some(Loaded::OtherVersion(history)) => (None, Some(history), false),
+                None => (None, None, false),
             },
         };
         PreviousBuild {
@@ -75,7 +101,9 @@ impl PreviousBuild {
             trusted,
         }
     }
+}
 
+impl PreviousBuild {
     /// What the last build into this output folder knew of slugs (nothing, without one).
     pub fn history(&self) -> &SlugHistory {
         static NONE: SlugHistory = SlugHistory {
