@@ -679,6 +679,23 @@ fn a_one_off_build_parses_only_the_record_files_changed_since_the_kept_ones() {
     assert_eq!(again.code, 0, "{}", again.stderr);
     parsed(&again, files.len() + 1, files.len() + 1);
     assert!(kept.is_file());
+
+    // The build of an unchanged site keeps them too when they are missing.
+    fs::remove_file(&kept).unwrap();
+    let unchanged = site.run_with_env(&everything, &env);
+    assert!(
+        unchanged.stderr.contains("timing: unchanged"),
+        "{}",
+        unchanged.stderr
+    );
+    assert!(kept.is_file());
+    let unchanged = site.run_with_env(&everything, &env);
+    assert!(
+        unchanged.stderr.contains("timing: unchanged"),
+        "{}",
+        unchanged.stderr
+    );
+    parsed(&unchanged, 0, files.len() + 1);
 }
 
 /// `serve` or `build --watch` started on a site a one-off build left: its first build
