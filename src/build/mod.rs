@@ -43,7 +43,7 @@ use crate::search::{KeptTerms, TermsKept};
 use crate::sources::kept::{self, KeptRecords, KEPT_RECORDS_FILE};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use crate::text_store::TextStore;
-use previous::{updated_outputs, FindingPrevious, KeptOutputs, PreviousBuild};
+use previous::{updated_outputs, FindingPrevious, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
 
 /// What to build and how.
@@ -165,7 +165,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     // Before the cache decision, so that the build of an unchanged site keeps the
     // parsed record files too when the kept ones are missing or another binary's.
     keep_records(options, memo, &input, earlier_records.is_some());
-    let mut previous = previous.finish(inputs_hash(&input), &mut memo.saved);
+    let previous = previous.finish(inputs_hash(&input), &mut memo.saved);
     let unchanged = previous.unchanged_site(&output).filter(|_| !memo.warming);
     if let Some(cache) = unchanged {
         let diagnostics = Gathered(cache.diagnostics.clone()).sorted_and_strict(options.strict)?;
@@ -186,6 +186,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         ));
     }
     memo.ran_pipeline = true;
+    let output_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
 
     let graph = link(&mut input, memo, &mut gathered);
@@ -209,10 +210,9 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let gathered = gathered.sorted_and_strict(options.strict)?;
 
     let writer = open_writer(options, &output, &gathered)?;
-    let files = previous.output_check();
     let kept = KeptOutputs {
         cache: previous.cache.as_deref(),
-        files,
+        files: OutputCheck::finish(output_check),
     };
     let rendering = Rendering {
         renderer: &renderer,

@@ -34,21 +34,16 @@ pub(super) struct PreviousBuild {
     /// folder without a look at its files (files changed by hand while a long-running
     /// build runs are repaired by the next one-off build, which checks every file).
     trusted: bool,
-    /// What a look at the output files the cache lists found, when the cache was read
-    /// from disk (`None`: not looked at).
-    checked: Option<OutputCheck>,
 }
 
 /// The last build's cache being found: the memo's, or the one on disk, read on another
-/// thread while the sources are read (at 500,000 papers a 143 MB file, 0.6 s to read),
-/// which then looks at the output files it lists (see [`damaged_outputs`]).
+/// thread while the sources are read (at 500,000 papers a 143 MB file, 0.6 s to read).
 pub(super) struct FindingPrevious {
     cache_path: PathBuf,
     uses_cache: bool,
-    /// Reading the cache on disk, then looking at the output files it lists; `None`
-    /// when this process saved it (it is in the memo), or for `check`, which writes
-    /// nothing and uses none.
-    reading: Option<JoinHandle<(Option<Loaded>, Option<OutputCheck>)>>,
+    /// Reading the cache on disk; `None` when this process saved it (it is in the
+    /// memo), or for `check`, which writes nothing and uses none.
+    reading: Option<JoinHandle<Option<Loaded>>>,
     /// Whether the output folder's manifest is there.
     manifest: bool,
 }
@@ -67,20 +62,8 @@ impl PreviousBuild {
         let uses_cache = options.write && !options.force && !first_generation;
         let saved_here = uses_cache && saved.cache.as_ref().is_some_and(|(p, _)| *p == cache_path);
         let reading = (options.write && !saved_here).then(|| {
-            let (path, output) = (cache_path.clone(), output.to_path_buf());
-            std::thread::spawn(move || {
-                let loaded = cache::load(&path);
-                let checked = match &loaded {
-                    Some(Loaded::Current(cache)) if uses_cache => {
-                        let look = || damaged_outputs(&output, cache);
-                        Some(OutputCheck::of(std::panic::catch_unwind(
-                            std::panic::AssertUnwindSafe(look),
-                        )))
-                    }
-                    _ => None,
-                };
-                (loaded, checked)
-            })
+            let path = cache_path.clone();
+            std::thread::spawn(move || cache::load(&path))
         });
         FindingPrevious {
             cache_path,
@@ -100,29 +83,22 @@ impl FindingPrevious {
             .then(|| saved.cache.take())
             .flatten()
             .filter(|(path, _)| *path == cache_path);
-        let (mut cache, mut history_only, mut trusted, mut checked) = (None, None, false, None);
-        match (saved_here, self.reading) {
-            (Some((_, saved)), _) => (cache, trusted) = (Some(saved), self.manifest),
-            (None, None) => {}
-            (None, Some(reading)) => {
-                let (loaded, check) = reading.join().unwrap_or((None, None));
-                match loaded {
-                    Some(Loaded::Current(found)) if uses_cache => {
-                        (cache, checked) = (Some(Arc::new(found)), check);
-                    }
-                    Some(Loaded::Current(found)) => history_only = Some(found.history),
-                    Some(Loaded::OtherVersion(history)) => history_only = Some(history),
-                    None => {}
-                }
-            }
-        }
+        let (cache, history_only, trusted) = match (saved_here, self.reading) {
+            (Some((_, cache)), _) => (Some(cache), None, self.manifest),
+            (None, None) => (None, None, false),
+            (None, Some(reading)) => match reading.join().ok().flatten() {
+                Some(Loaded::Current(cache)) if uses_cache => (Some(Arc::new(cache)), None, false),
+                Some(Loaded::Current(cache)) => (None, Some(cache.history), false),
+                Some(Loaded::OtherVersion(history)) => (None, Some(history), false),
+                None => (None, None, false),
+            },
+        };
         PreviousBuild {
             cache_path,
             inputs_hash,
             cache,
             history_only,
             trusted,
-            checked,
         }
     }
 }
@@ -144,29 +120,20 @@ impl PreviousBuild {
     }
 
     /// The last build's cache, if nothing changed since: the same inputs, and every
-    /// output file as that build left it (as the look at them found, or else as a
-    /// look now finds).
+    /// output file as that build left it.
     pub fn unchanged_site(&self, output: &Path) -> Option<&Arc<BuildCache>> {
-        let intact = |cache: &BuildCache| match &self.checked {
-            Some(OutputCheck::Damaged(damaged)) => {
-                damaged.is_empty() && output.join(MANIFEST).is_file()
-            }
-            Some(_) => false,
-            None => outputs_intact(output, cache),
-        };
         self.cache
             .as_ref()
-            .filter(|cache| cache.inputs == self.inputs_hash && intact(cache))
+            .filter(|cache| cache.inputs == self.inputs_hash && outputs_intact(output, cache))
     }
 
-    /// Which outputs are no longer as the last build left them: what the look at them
-    /// found, or [`OutputCheck::Trusted`] when there was nothing to look at (no cache,
-    /// or one this process saved itself).
-    pub fn output_check(&mut self) -> OutputCheck {
-        match self.cache {
-            Some(_) if !self.trusted => self.checked.take().unwrap_or(OutputCheck::Unknown),
-            _ => OutputCheck::Trusted,
-        }
+    /// Starts finding which outputs are no longer as the last build left them, on
+    /// another thread (it runs while the sources are linked and planned). `None` when
+    /// there is nothing to check: no cache, or one this process saved itself.
+    pub fn check_outputs(&self, output: &Path) -> Option<JoinHandle<HashSet<String>>> {
+        let cache = self.cache.as_ref().filter(|_| !self.trusted)?;
+        let (cache, output) = (Arc::clone(cache), output.to_path_buf());
+        Some(std::thread::spawn(move || damaged_outputs(&output, &cache)))
     }
 }
 
@@ -182,12 +149,12 @@ pub(super) enum OutputCheck {
 }
 
 impl OutputCheck {
-    /// What a look at the output files found: the damaged ones, or, if looking failed
-    /// (panicked), nothing known.
-    fn of(look: std::thread::Result<HashSet<String>>) -> OutputCheck {
-        match look {
-            Ok(damaged) => OutputCheck::Damaged(damaged),
-            Err(_) => OutputCheck::Unknown,
+    /// What the check started by [`PreviousBuild::check_outputs`] found.
+    pub fn finish(check: Option<JoinHandle<HashSet<String>>>) -> OutputCheck {
+        match check.map(JoinHandle::join) {
+            None => OutputCheck::Trusted,
+            Some(Ok(damaged)) => OutputCheck::Damaged(damaged),
+            Some(Err(_)) => OutputCheck::Unknown,
         }
     }
 
@@ -353,13 +320,15 @@ mod tests {
 
     #[test]
     fn only_the_outputs_found_damaged_are_not_intact_and_a_failed_check_keeps_none() {
-        let trusted = OutputCheck::Trusted;
+        let trusted = OutputCheck::finish(None);
+        assert!(matches!(trusted, OutputCheck::Trusted));
         assert!(trusted.intact("index.html"));
-        let checked = OutputCheck::of(Ok(HashSet::from(["gone.html".to_string()])));
+        let damaged = std::thread::spawn(|| HashSet::from(["gone.html".to_string()]));
+        let checked = OutputCheck::finish(Some(damaged));
         assert!(checked.intact("index.html"));
         assert!(!checked.intact("gone.html"));
-        let failed = std::panic::catch_unwind(|| -> HashSet<String> { panic!("the check failed") });
-        let unknown = OutputCheck::of(failed);
+        let failed = std::thread::spawn(|| -> HashSet<String> { panic!("the check failed") });
+        let unknown = OutputCheck::finish(Some(failed));
         assert!(matches!(unknown, OutputCheck::Unknown));
         assert!(!unknown.intact("index.html"));
     }
