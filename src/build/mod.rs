@@ -164,7 +164,9 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     ));
     // Before the cache decision, so that the build of an unchanged site keeps the
     // parsed record files too when the kept ones are missing or another binary's.
-    keep_records(options, memo, &input, earlier_records.is_some());
+    if keep_records(options, memo, &input, earlier_records.is_some()) {
+        timings.mark("keep records");
+    }
     let previous = previous.finish(inputs_hash(&input), &mut memo.saved);
     let unchanged = previous.unchanged_site(&output).filter(|_| !memo.warming);
     if let Some(cache) = unchanged {
@@ -552,17 +554,24 @@ fn earlier_records(options: &BuildOptions, memo: &BuildMemo) -> Option<KeptRecor
 /// build reads those few again). Written beside the earlier file and renamed over it:
 /// the texts this build took from that file are read from the file it opened. A file
 /// that cannot be written costs the next build only the time it would have saved.
-fn keep_records(options: &BuildOptions, memo: &BuildMemo, input: &SiteInput, earlier: bool) {
+///
+/// Returns whether it wrote the file (or tried to).
+fn keep_records(
+    options: &BuildOptions,
+    memo: &BuildMemo,
+    input: &SiteInput,
+    earlier: bool,
+) -> bool {
     let keeps = options.write && !memo.is_long_running();
     let large = earlier || input.abstracts_store.is_some();
     if !keeps || !large || !kept::worth_rewriting(input.records_parsed, input.records.len()) {
-        return;
+        return false;
     }
     let files: Vec<kept::Keepable> = (input.records.iter().zip(&input.record_stamps))
         .filter_map(|(file, stamp)| stamp.map(|(stamp, hash)| (stamp, hash, Arc::clone(file))))
         .collect();
     if files.is_empty() {
-        return;
+        return false;
     }
     let path = kept_records_path(options);
     let _ = fs::create_dir_all(options.root.join(cache::CACHE_DIR));
@@ -571,6 +580,7 @@ fn keep_records(options: &BuildOptions, memo: &BuildMemo, input: &SiteInput, ear
     if written.is_err() {
         let _ = fs::remove_file(&path);
     }
+    true
 }
 
 /// What wrote a kept file: this profilegen's version and binary (its size and
