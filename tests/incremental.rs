@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use common::{record_file, tree, Site};
+use common::{arxiv_slice, record_file, tree, Site};
 use profilegen::build::BuildMemo;
 use profilegen::build::{build_with, BuildOptions};
 use proptest::prelude::*;
@@ -591,22 +591,6 @@ fn a_one_off_build_keeps_its_tex_conversions_and_the_next_builds_the_same_with_t
     site.build();
     same_as_clean(&site);
     assert!(fs::read(&kept).unwrap().len() > 100);
-}
-
-/// The record files of the committed arXiv slice: `(file name, text)`, sorted.
-fn arxiv_slice() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arxiv-math");
-    let mut files: Vec<(String, String)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-        .map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, fs::read_to_string(&path).unwrap())
-        })
-        .collect();
-    files.sort();
-    files
 }
 
 /// Writes the record file `name` into `site`, modified an hour ago (old enough for its

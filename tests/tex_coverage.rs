@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use common::{pages_in, Site};
+use common::{arxiv_slice, pages_in, Site};
 use profilegen::graph::link;
 use profilegen::records::parse_record_file;
 use profilegen::tex::{math_fragments_with, Definitions};
@@ -19,28 +19,9 @@ use scraper::{ElementRef, Html, Node, Selector};
 /// The largest share of fragments shown as source, and of pages showing TeX commands.
 const TARGET_RATE: f64 = 0.005;
 
-fn fixture_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arxiv-math")
-}
-
-/// The fixture's record files: `(file name, text)`, sorted.
-fn fixture_files() -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = fs::read_dir(fixture_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
-        .map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, fs::read_to_string(&path).unwrap())
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn few_math_fragments_are_shown_as_source() {
-    let records: Vec<_> = fixture_files()
+    let records: Vec<_> = arxiv_slice()
         .iter()
         .filter_map(|(name, text)| parse_record_file(Path::new(name), text.as_bytes()).0)
         .collect();
@@ -100,7 +81,7 @@ fn commands(text: &str) -> Vec<String> {
 #[test]
 fn few_paper_pages_show_tex_commands_and_formula_pages_match_snapshots() {
     let site = Site::new();
-    for (name, text) in fixture_files() {
+    for (name, text) in arxiv_slice() {
         site.file(&format!("content/records/{name}"), text);
     }
     site.build();
@@ -226,7 +207,7 @@ fn site_tex_macros_give_author_macros_a_meaning_and_a_bad_one_is_reported_at_its
 fn abstracts_in_a_text_store_give_the_same_site_as_in_memory() {
     let sites = [Site::new(), Site::new()];
     for site in &sites {
-        for (name, text) in fixture_files() {
+        for (name, text) in arxiv_slice() {
             site.file(&format!("content/records/{name}"), text);
         }
     }
@@ -280,7 +261,7 @@ fn abstracts_in_a_text_store_give_the_same_site_as_in_memory() {
 
     // `check` stores them too, outside the site: it writes nothing into it.
     let site = Site::new();
-    for (name, text) in fixture_files() {
+    for (name, text) in arxiv_slice() {
         site.file(&format!("content/records/{name}"), text);
     }
     let checked = site.run_with_env(

@@ -17,6 +17,26 @@ pub fn seed(name: &str) -> String {
     fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The committed slice of an arXiv corpus (`tests/fixtures/arxiv-math/`, CC0).
+pub fn arxiv_slice_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arxiv-math")
+}
+
+/// The record files of [`arxiv_slice_dir`]: `(file name, text)`, sorted by name.
+pub fn arxiv_slice() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = fs::read_dir(arxiv_slice_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// A record file with one author and the given records `(year, title, abstract, subject)`.
 pub fn record_file(
     name: &str,
