@@ -42,7 +42,7 @@ use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::search::{KeptTerms, TermsKept};
 use crate::sources::kept::{self, KeptRecords, KEPT_RECORDS_FILE};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
-use crate::text_store::TextStore;
+use crate::text_store::{KeptTexts, TextStore};
 use previous::{updated_outputs, FindingPrevious, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
 
@@ -154,19 +154,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let started = Instant::now();
     let timings = Timings::from_env();
     let output = options.output_dir();
-    let earlier_records = earlier_records(options, memo);
-    let (mut input, mut gathered, previous) =
-        load(options, &output, memo, earlier_records.as_ref())?;
-    timings.mark(&format!(
-        "read and parse ({} of {} record files parsed)",
-        input.records_parsed,
-        input.records.len()
-    ));
-    // Before the cache decision, so that the build of an unchanged site keeps the
-    // parsed record files too when the kept ones are missing or another binary's.
-    if keep_records(options, memo, &input, earlier_records.is_some()) {
-        timings.mark("keep records");
-    }
+    let (mut input, mut gathered, previous, kept_texts) =
+        load_and_keep(options, &output, memo, &timings)?;
     let previous = previous.finish(inputs_hash(&input), &mut memo.saved);
     let unchanged = previous.unchanged_site(&output).filter(|_| !memo.warming);
     if let Some(cache) = unchanged {
@@ -231,18 +220,10 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             statics.try_for_each(|(path, bytes)| stage(writer.as_ref(), path, bytes))?;
             Ok(rendered)
         });
-    let rendered = rendered.and_then(|rendered| match graph.texts.failure() {
-        None => Ok(rendered),
-        Some(message) => Err(Diagnostic::error(message, None)),
-    });
     let rendered = rendered.and_then(|rendered| {
-        match earlier_records.as_ref().and_then(KeptRecords::failure) {
+        match unreadable_texts(options, &graph, kept_texts.as_ref()) {
             None => Ok(rendered),
-            Some(message) => {
-                // So that the next build reads the record files and keeps them anew.
-                let _ = fs::remove_file(kept_records_path(options));
-                Err(Diagnostic::error(message, None))
-            }
+            Some(d) => Err(d),
         }
     });
     let (fingerprints, kept, search_outputs, made) = match rendered {
@@ -283,6 +264,31 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     report.redirects = redirects;
     free_in_background((graph, input));
     Ok(report)
+}
+
+/// [`load`], taking the record files an earlier one-off build kept, then keeps them
+/// for the next ([`keep_records`]); also gives the kept texts the records took, to
+/// learn at the end whether reading one back failed. It runs before the cache
+/// decision, so that the build of an unchanged site keeps the parsed record files too
+/// when the kept ones are missing or another binary's.
+fn load_and_keep(
+    options: &BuildOptions,
+    output: &Path,
+    memo: &mut BuildMemo,
+    timings: &Timings,
+) -> Result<(SiteInput, Gathered, FindingPrevious, Option<KeptTexts>), BuildFailure> {
+    let earlier_records = earlier_records(options, memo);
+    let (input, gathered, previous) = load(options, output, memo, earlier_records.as_ref())?;
+    let parsed = (input.records_parsed, input.records.len());
+    timings.mark(&format!(
+        "read and parse ({} of {} record files parsed)",
+        parsed.0, parsed.1
+    ));
+    if keep_records(options, memo, &input, earlier_records.is_some()) {
+        timings.mark("keep records");
+    }
+    let kept_texts = earlier_records.map(KeptRecords::into_texts);
+    Ok((input, gathered, previous, kept_texts))
 }
 
 /// Reads and parses the sources, applies `--base-url`, and refuses an output folder
@@ -530,6 +536,22 @@ impl KeptOnDisk {
             keep_conversions(kept, &self.identity, graph, config, texts);
         }
     }
+}
+
+/// The error that fails a build when a stored text could not be read back: from the
+/// build's own text store, or from the records an earlier build kept (which are then
+/// removed, so that the next build reads the record files and keeps them anew).
+fn unreadable_texts(
+    options: &BuildOptions,
+    graph: &SiteGraph,
+    kept_texts: Option<&KeptTexts>,
+) -> Option<Diagnostic> {
+    if let Some(message) = graph.texts.failure() {
+        return Some(Diagnostic::error(message, None));
+    }
+    let message = kept_texts?.failure()?;
+    let _ = fs::remove_file(kept_records_path(options));
+    Some(Diagnostic::error(message, None))
 }
 
 /// Where a one-off build keeps the site's parsed record files ([`crate::sources::kept`]).

@@ -120,6 +120,12 @@ impl KeptRecords {
     pub fn failure(&self) -> Option<String> {
         self.texts.failure()
     }
+
+    /// The abstracts' file alone (the records are all taken: their index is freed),
+    /// to learn whether reading one back failed ([`KeptTexts::failure`]).
+    pub fn into_texts(self) -> KeptTexts {
+        self.texts
+    }
 }
 
 /// Whether a build that read and parsed `parsed` of its `files` record files (the
