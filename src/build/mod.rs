@@ -483,7 +483,7 @@ impl KeptOnDisk {
         let identity = kept_identity();
         let read = |path: &Path| KeptFile::open(path, &identity);
         let (texts_path, terms_path) = (dir.join(KEPT_TEXTS_FILE), dir.join(KEPT_TERMS_FILE));
-        let keeps = options.write && !memo.is_long_running();
+        let keeps = keeps_on_disk(options, memo);
         let keeping_terms = keeps.then(|| {
             let _ = fs::create_dir_all(&dir);
             AtomicFile::create(&terms_path).ok()
@@ -554,6 +554,13 @@ fn unreadable_texts(
     Some(Diagnostic::error(message, None))
 }
 
+/// Whether a build keeps work on disk for the next (`.profilegen/*.kept`): a one-off
+/// build that writes the site. A long-running process keeps its work in memory, and
+/// `check` writes nothing into the site.
+fn keeps_on_disk(options: &BuildOptions, memo: &BuildMemo) -> bool {
+    options.write && !memo.is_long_running()
+}
+
 /// Where a one-off build keeps the site's parsed record files ([`crate::sources::kept`]).
 fn kept_records_path(options: &BuildOptions) -> PathBuf {
     options.root.join(cache::CACHE_DIR).join(KEPT_RECORDS_FILE)
@@ -563,7 +570,7 @@ fn kept_records_path(options: &BuildOptions) -> PathBuf {
 /// take instead of reading them (none for a long-running process, which keeps its own
 /// in memory, for `check`, or with `--force`).
 fn earlier_records(options: &BuildOptions, memo: &BuildMemo) -> Option<KeptRecords> {
-    let reads = options.write && !memo.is_long_running() && !options.force;
+    let reads = keeps_on_disk(options, memo) && !options.force;
     reads
         .then(|| KeptRecords::open(&kept_records_path(options), &kept_identity()))
         .flatten()
@@ -584,7 +591,7 @@ fn keep_records(
     input: &SiteInput,
     earlier: bool,
 ) -> bool {
-    let keeps = options.write && !memo.is_long_running();
+    let keeps = keeps_on_disk(options, memo);
     let large = earlier || input.abstracts_store.is_some();
     if !keeps || !large || !kept::worth_rewriting(input.records_parsed, input.records.len()) {
         return false;

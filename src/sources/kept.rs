@@ -11,7 +11,6 @@
 //! build's own text store. A file whose parse gave a diagnostic is not kept (it is read
 //! again, and its diagnostics shown again).
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -20,16 +19,13 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{ParsedRecordFile, StampedRecordFile};
-use crate::kept_file::{KeptFile, KeptWriter};
+use crate::hash::ByHash;
+use crate::kept_file::{KeptFile, KeptWriter, MAY_LACK_ONE_IN};
 use crate::records::{Record, RecordFile};
 use crate::text_store::{KeptTexts, Text};
 
 /// The kept file's name in the build cache's folder.
 pub const KEPT_RECORDS_FILE: &str = "records.kept";
-
-/// A kept file is written anew when more than one in this many of the site's record
-/// files had to be read (they were new or changed since it was written).
-const REWRITE_WHEN_ONE_IN: usize = 20;
 
 /// A record file as kept: what [`RecordFile`] holds besides its path (which its key
 /// gives), with each abstract as its hash, length and TeX test.
@@ -129,9 +125,10 @@ impl KeptRecords {
 }
 
 /// Whether a build that read and parsed `parsed` of its `files` record files (the
-/// others were kept) should write the kept file anew.
+/// others were kept) should write the kept file anew: more than one in
+/// [`MAY_LACK_ONE_IN`] was not kept, the rule of the other kept files.
 pub fn worth_rewriting(parsed: usize, files: usize) -> bool {
-    parsed * REWRITE_WHEN_ONE_IN > files
+    parsed * MAY_LACK_ONE_IN > files
 }
 
 /// A record file to keep: its stamp key, the hash of its bytes, and the file.
@@ -144,7 +141,7 @@ pub type Keepable = (u64, u64, Arc<RecordFile>);
 pub fn write_kept(out: &mut dyn Write, identity: &str, files: &[Keepable]) -> io::Result<()> {
     const SLICE: usize = 4096;
     let mut writer = KeptWriter::new(out, identity)?;
-    let mut written: HashMap<u64, Text> = HashMap::new();
+    let mut written: ByHash<Text> = ByHash::default();
     for slice in files.chunks(SLICE) {
         let forms: Vec<(u64, KeptForm)> = slice
             .par_iter()
@@ -191,7 +188,7 @@ fn kept_form(hash: u64, file: &RecordFile) -> KeptForm {
 
 /// The abstracts of `file` not `written` yet, by key; `None` if one has the key of a
 /// different written text (or is too long to keep).
-fn new_abstracts(file: &RecordFile, written: &HashMap<u64, Text>) -> Option<Vec<(u64, Text)>> {
+fn new_abstracts(file: &RecordFile, written: &ByHash<Text>) -> Option<Vec<(u64, Text)>> {
     let mut new: Vec<(u64, Text)> = Vec::new();
     for text in file.records.iter().filter_map(|r| r.abstract_text.as_ref()) {
         let key = abstract_key(text.content_hash(), u32::try_from(text.len()).ok()?);
