@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -239,11 +239,42 @@ fn chars(text: &Text) -> usize {
 }
 
 /// Work [`link_with`] can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): normalized title keys and slugs, by title.
+/// [`crate::reuse`]): normalized title keys and slugs, by title; and the papers the
+/// previous build assembled (see [`LinkMemo::keep_papers`]).
 #[derive(Default)]
 pub struct LinkMemo {
     title_keys: Reuse<String>,
     slugs: Reuse<String>,
+    /// Whether papers are kept for the next build.
+    keeps_papers: bool,
+    /// The previous build's papers.
+    kept: Mutex<KeptPapers>,
+    /// This build's record files and the keys of its papers' copies, until
+    /// [`LinkMemo::keep_papers`] keeps the papers under them.
+    this_build: Mutex<KeptPapers>,
+    /// How many papers the last link took from the previous build.
+    taken: std::sync::atomic::AtomicUsize,
+}
+
+/// Papers one build assembled, each under the key of its copies ([`copies_key`]): the
+/// addresses of the record files the copies are in, and the copies' places in them.
+///
+/// A long-running process reuses each parsed record file that did not change (the same
+/// allocation, see [`crate::sources::RecordReuse`]), so a paper of the next build whose
+/// copies have the same key is made of the very same records, in the same order, and
+/// assembles to the same paper: only its slug, its authors' ids and its place may
+/// differ, and those are set again. Papers whose copies disagreed are not kept (their
+/// notes and warnings are made again), nor are papers whose abstracts are in a text
+/// store's file, which the next build replaces.
+#[derive(Default)]
+struct KeptPapers {
+    /// The record files the papers were assembled from, held so that no file of a later
+    /// build can be given one of their addresses while the keys are compared.
+    files: Vec<Arc<RecordFile>>,
+    /// Each paper's key, in paper order; 0 for a paper not kept.
+    keys: Vec<u64>,
+    /// The papers, in paper order.
+    papers: Vec<Paper>,
 }
 
 impl LinkMemo {
@@ -251,6 +282,7 @@ impl LinkMemo {
     pub fn enable(&mut self) {
         self.title_keys.enable();
         self.slugs.enable();
+        self.keeps_papers = true;
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
@@ -258,6 +290,89 @@ impl LinkMemo {
         self.title_keys.finish_build();
         self.slugs.finish_build();
     }
+
+    /// How many papers the last link took from the previous build rather than
+    /// assembling them.
+    pub fn papers_taken(&self) -> usize {
+        self.taken.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Holds the record files this build links (the ones [`link_with`] is given), for
+    /// as long as the papers assembled from them are kept; does nothing unless the memo
+    /// keeps papers.
+    pub fn hold_files(&self, files: &[Arc<RecordFile>]) {
+        if self.keeps_papers {
+            lock(&self.this_build).files = files.to_vec();
+        }
+    }
+
+    /// Keeps `graph`'s papers for the next build, which takes again those whose copies
+    /// are the same records ([`KeptPapers`]), rather than assembling them. Does nothing
+    /// unless the memo keeps papers and [`LinkMemo::hold_files`] was given the files the
+    /// graph was linked from.
+    pub fn keep_papers(&self, graph: &mut SiteGraph) {
+        let mut this_build = std::mem::take(&mut *lock(&self.this_build));
+        let linked = this_build.keys.len() == graph.papers.len() && !this_build.files.is_empty();
+        if !self.keeps_papers || !linked || graph.texts.on_disk() {
+            return;
+        }
+        this_build.papers = std::mem::take(&mut graph.papers);
+        *lock(&self.kept) = this_build;
+    }
+
+    /// The kept papers whose copies have `keys` (one for each paper of this build, in
+    /// paper order), taken out of the memo; the rest of the memo's papers are dropped.
+    fn take_papers(&self, keys: &[u64]) -> Vec<Option<Paper>> {
+        let kept = std::mem::take(&mut *lock(&self.kept));
+        let mut places: hash::ByHash<usize> = hash::ByHash::default();
+        places.reserve(kept.keys.len());
+        for (place, &key) in kept.keys.iter().enumerate() {
+            if key != 0 {
+                places.insert(key, place);
+            }
+        }
+        let mut papers: Vec<Option<Paper>> = kept.papers.into_iter().map(Some).collect();
+        let taken: Vec<Option<Paper>> = keys
+            .iter()
+            .map(|key| places.get(key).and_then(|&place| papers[place].take()))
+            .collect();
+        let count = taken.iter().filter(|p| p.is_some()).count();
+        self.taken
+            .store(count, std::sync::atomic::Ordering::Relaxed);
+        // The kept files may go only now: until the keys were compared, no file of this
+        // build could have one of their addresses.
+        drop(kept.files);
+        free_elsewhere(papers);
+        taken
+    }
+}
+
+/// Locks `mutex`, whether or not a thread panicked while holding it (what it guards is
+/// only ever replaced whole).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Drops `papers` on another thread (half a million of them take a tenth of a second).
+fn free_elsewhere(papers: Vec<Option<Paper>>) {
+    if papers.iter().all(Option::is_none) {
+        return;
+    }
+    let freeing = std::thread::Builder::new().name("free".into());
+    if let Err(failed) = freeing.spawn(move || drop(papers)) {
+        drop(failed);
+    }
+}
+
+/// The key of a paper's copies: the address of each copy's record file and the copy's
+/// place in it, in order (see [`KeptPapers`]).
+fn copies_key(group: &PaperGroup, files: &[&RecordFile]) -> u64 {
+    let copies: Vec<(usize, usize)> = (group.copies.iter())
+        .map(|c| (std::ptr::from_ref(files[c.file]) as usize, c.record))
+        .collect();
+    hash::key("paper copies", &copies).max(1)
 }
 
 /// Links parsed record files into a [`SiteGraph`], each file its name's author.
@@ -303,21 +418,42 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     let file_author: Vec<AuthorId> = people.of_file.iter().map(|&a| author_id[a]).collect();
     let paths: Vec<Arc<Path>> = files.iter().map(|f| Arc::from(f.path.as_path())).collect();
 
-    // Assemble papers in parallel; each reports its own disagreements.
+    // Assemble papers in parallel (or take them from the previous build); each reports
+    // its own disagreements.
+    let (mut keys, reused) = reusable_papers(&paper_order, &groups, &files, memo);
     let assembled: Vec<(Paper, Vec<MergeNote>, Vec<Diagnostic>)> = paper_order
         .par_iter()
+        .zip(reused)
         .enumerate()
-        .map(|(paper_id, &g)| {
-            let copies = PaperCopies::new(&groups[g], &files, &paths);
-            copies.assemble(paper_id, paper_slugs[g].clone(), &file_author)
+        .map(|(paper_id, (&g, reused))| {
+            let slug = paper_slugs[g].clone();
+            match reused {
+                Some(paper) => (
+                    reassign(paper, slug, &groups[g], &file_author),
+                    vec![],
+                    vec![],
+                ),
+                None => {
+                    let copies = PaperCopies::new(&groups[g], &files, &paths);
+                    copies.assemble(paper_id, slug, &file_author)
+                }
+            }
         })
         .collect();
     let mut merge_notes = Vec::new();
     let mut papers = Vec::with_capacity(assembled.len());
-    for (paper, mut notes, mut diags) in assembled {
+    for (paper_id, (paper, mut notes, mut diags)) in assembled.into_iter().enumerate() {
+        if !(notes.is_empty() && diags.is_empty()) {
+            if let Some(key) = keys.get_mut(paper_id) {
+                *key = 0;
+            }
+        }
         papers.push(paper);
         merge_notes.append(&mut notes);
         diagnostics.append(&mut diags);
+    }
+    if memo.keeps_papers {
+        lock(&memo.this_build).keys = keys;
     }
 
     let former_author_slugs = people
@@ -339,6 +475,44 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         former_author_slugs,
         texts: TextStore::default(),
     }
+}
+
+/// Each paper's copies key, in paper order, and the previous build's paper for each
+/// whose key the memo has (none when the memo keeps no papers).
+fn reusable_papers(
+    paper_order: &[usize],
+    groups: &[PaperGroup],
+    files: &[&RecordFile],
+    memo: &LinkMemo,
+) -> (Vec<u64>, Vec<Option<Paper>>) {
+    if !memo.keeps_papers {
+        return (Vec::new(), (0..paper_order.len()).map(|_| None).collect());
+    }
+    let keys: Vec<u64> = (paper_order.par_iter())
+        .map(|&g| copies_key(&groups[g], files))
+        .collect();
+    let reused = memo.take_papers(&keys);
+    (keys, reused)
+}
+
+/// A paper taken from the previous build, with this build's `slug` and its authors'
+/// ids, which are all that can differ for the same copies ([`KeptPapers`]).
+fn reassign(mut paper: Paper, slug: String, group: &PaperGroup, file_author: &[AuthorId]) -> Paper {
+    paper.slug = slug;
+    paper.authors = authors_of(group, file_author);
+    paper
+}
+
+/// The authors of a paper's copies, each once, in the order of the copies.
+fn authors_of(group: &PaperGroup, file_author: &[AuthorId]) -> Vec<AuthorId> {
+    let mut authors: Vec<AuthorId> = Vec::new();
+    for copy in &group.copies {
+        let id = file_author[copy.file];
+        if !authors.contains(&id) {
+            authors.push(id);
+        }
+    }
+    authors
 }
 
 /// The authors in `order`, each with their papers (in paper order).
@@ -494,13 +668,7 @@ impl<'g> PaperCopies<'g> {
         file_author: &[AuthorId],
     ) -> (Paper, Vec<MergeNote>, Vec<Diagnostic>) {
         let first = self.records[0];
-        let mut authors: Vec<AuthorId> = Vec::new();
-        for copy in &self.group.copies {
-            let id = file_author[copy.file];
-            if !authors.contains(&id) {
-                authors.push(id);
-            }
-        }
+        let authors = authors_of(self.group, file_author);
         let abstract_text = self
             .records
             .iter()
@@ -1116,5 +1284,99 @@ mod tests {
         let authors = [author("b"), author("a"), author("c"), author("a")];
         assert_eq!(key_ranks(&authors), [1, 0, 2, 0]);
         assert_eq!(key_ranks(&[]), Vec::<u32>::new());
+    }
+
+    /// Links `files` as a long-running process does with `memo`: holding the files,
+    /// then keeping the papers for the next link.
+    fn link_keeping(files: &[Arc<RecordFile>], memo: &LinkMemo) -> SiteGraph {
+        memo.hold_files(files);
+        let mut graph = link_with(files, &IdentityRules::default(), memo);
+        let linked = graph.clone();
+        memo.keep_papers(&mut graph);
+        linked
+    }
+
+    fn assert_same_graph(a: &SiteGraph, b: &SiteGraph) {
+        assert_eq!(a.papers, b.papers);
+        assert_eq!(a.authors, b.authors);
+        assert_eq!(a.merge_notes, b.merge_notes);
+        assert_eq!(a.diagnostics, b.diagnostics);
+        assert_eq!(a.former_author_slugs, b.former_author_slugs);
+    }
+
+    #[test]
+    fn papers_taken_from_the_previous_link_equal_papers_linked_afresh() {
+        let mut memo = LinkMemo::default();
+        memo.enable();
+        let ada = Arc::new(file(
+            "a.txt",
+            "Ada Byron",
+            vec![
+                record("Engines", 1843, Some("Notes."), "cs.GL"),
+                record("Tables", 1844, Some("Numbers."), "math.NA"),
+                record("Looms", 1845, Some("Cards."), "cs.AR"),
+            ],
+        ));
+        let bo = Arc::new(file(
+            "b.txt",
+            "Bo Chen",
+            vec![
+                record("Engines", 1843, Some("Notes."), "cs.GL"),
+                record("Gears", 1850, None, "cs.AR"),
+            ],
+        ));
+        let cy = Arc::new(file(
+            "c.txt",
+            "Cy Dane",
+            vec![record("Tables", 1844, None, "math.NA")],
+        ));
+        let first = vec![Arc::clone(&ada), Arc::clone(&bo), Arc::clone(&cy)];
+        assert_same_graph(&link_keeping(&first, &memo), &link(&first));
+        assert_eq!(memo.papers_taken(), 0, "nothing kept before the first link");
+
+        // A new author whose name sorts first (every author's id moves), sharing Gears;
+        // Bo's file rewritten with Engines' title spelled otherwise (a disagreement).
+        let aaron = Arc::new(file(
+            "0.txt",
+            "Aaron Abel",
+            vec![record("Gears", 1850, Some("Teeth."), "cs.AR")],
+        ));
+        let bo_again = Arc::new(file(
+            "b.txt",
+            "Bo Chen",
+            vec![
+                record("ENGINES", 1843, Some("Notes."), "cs.GL"),
+                record("Gears", 1850, None, "cs.AR"),
+            ],
+        ));
+        let second = vec![
+            Arc::clone(&aaron),
+            Arc::clone(&ada),
+            bo_again,
+            Arc::clone(&cy),
+        ];
+        let linked = link_keeping(&second, &memo);
+        assert_same_graph(&linked, &link(&second));
+        assert_eq!(
+            memo.papers_taken(),
+            2,
+            "Tables (Ada's and Cy's) and Looms (Ada's)"
+        );
+        assert_eq!(linked.merge_notes.len(), 1, "{:?}", linked.merge_notes);
+        let tables = linked.paper_by_slug("tables-1844").unwrap();
+        let names: Vec<&str> = (tables.authors.iter())
+            .map(|&a| linked.authors[a].name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["Ada Byron", "Cy Dane"],
+            "ids of this link's authors"
+        );
+
+        // Cy's file removed: Tables is made of other copies now; Looms is taken again,
+        // Engines (whose copies disagree) is not.
+        let third = vec![aaron, ada];
+        assert_same_graph(&link_keeping(&third, &memo), &link(&third));
+        assert_eq!(memo.papers_taken(), 1, "Looms");
     }
 }

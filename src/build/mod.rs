@@ -180,12 +180,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let output_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
 
-    let graph = link(&mut input, memo, &mut gathered);
-    timings.mark(if graph.texts.on_disk() {
-        "link (stored)"
-    } else {
-        "link"
-    });
+    let mut graph = link(&mut input, memo, &mut gathered);
+    timings.mark(&link_stage(&graph, memo));
     let mut on_disk = KeptOnDisk::open(options, memo);
     let mut plan = plan(
         &graph,
@@ -262,6 +258,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     timings.mark("write");
     let mut report = BuildReport::new(summary, write, diagnostics, started.elapsed(), output);
     report.redirects = redirects;
+    memo.link.keep_papers(&mut graph);
     free_in_background((graph, input));
     Ok(report)
 }
@@ -415,6 +412,7 @@ fn text_store_dir(options: &BuildOptions) -> PathBuf {
 /// gives freed memory back to the system ([`memo::give_back_freed_memory_from_now_on`]).
 fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> SiteGraph {
     let rules = IdentityRules::of_site(&input.config, &input.bios);
+    memo.link.hold_files(&input.records);
     let mut graph = link_with(&input.records, &rules, &memo.link);
     let store = input.abstracts_store.take();
     if store.is_some() {
@@ -428,6 +426,19 @@ fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> Sit
     }
     gathered.0.extend(graph.diagnostics.iter().cloned());
     graph
+}
+
+/// The link stage's name in timings: whether the abstracts went to a text store's file,
+/// or in a long-running process, how many papers were taken from the previous build.
+fn link_stage(graph: &SiteGraph, memo: &BuildMemo) -> String {
+    if graph.texts.on_disk() {
+        "link (stored)".to_string()
+    } else if memo.is_long_running() {
+        let taken = memo.link.papers_taken();
+        format!("link ({taken} of {} papers taken)", graph.papers.len())
+    } else {
+        "link".to_string()
+    }
 }
 
 /// Plans every output of the site, reusing what the previous build in this process
