@@ -269,12 +269,15 @@ fn chars(text: &Text) -> usize {
 }
 
 /// Work [`link_with`] can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): normalized title keys and slugs, by title; and the papers the
-/// previous build assembled (see [`LinkMemo::keep_papers`]).
+/// [`crate::reuse`]): normalized title keys, by title; and the papers the previous
+/// build assembled (see [`LinkMemo::keep_papers`]).
+///
+/// Slugs are not kept: making a title's slug again is quicker than finding it by a hash
+/// of the title (at 500,000 papers a link took 2.26–2.39 s without them against
+/// 2.60–2.77 s with them, `examples/link_bench.rs`).
 #[derive(Default)]
 pub struct LinkMemo {
     title_keys: Reuse<String>,
-    slugs: Reuse<String>,
     /// Whether papers are kept for the next build.
     keeps_papers: bool,
     /// The previous build's papers.
@@ -311,14 +314,12 @@ impl LinkMemo {
     /// Starts keeping results for the next build (see [`Reuse::enable`]).
     pub fn enable(&mut self) {
         self.title_keys.enable();
-        self.slugs.enable();
         self.keeps_papers = true;
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.title_keys.finish_build();
-        self.slugs.finish_build();
     }
 
     /// How many papers the last link took from the previous build rather than
@@ -433,7 +434,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         || {
             find_title_keys(&files);
             let groups = group_papers(&files);
-            let slugs = paper_slugs(&files, &groups, memo);
+            let slugs = paper_slugs(&files, &groups);
             (groups, slugs)
         },
     );
@@ -634,20 +635,14 @@ fn group_papers<'r>(files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
 
 /// Each paper's slug: its first copy's title and its year, made unique by the paper's
 /// abstract and title keys; and the papers in the order of their slugs.
-fn paper_slugs(
-    files: &[&RecordFile],
-    groups: &[PaperGroup],
-    memo: &LinkMemo,
-) -> (Vec<String>, Vec<usize>) {
+fn paper_slugs(files: &[&RecordFile], groups: &[PaperGroup]) -> (Vec<String>, Vec<usize>) {
     unique_slugs_ordered(
         groups
             .par_iter()
             .map(|g| {
                 let first = &g.copies[0];
                 let record = &files[first.file].records[first.record];
-                let key = || hash::key("paper slug", &record.title);
-                let slug = memo.slugs.get_or(key, || slugify(&record.title, "paper"));
-                format!("{slug}-{}", record.year)
+                format!("{}-{}", slugify(&record.title, "paper"), record.year)
             })
             .collect(),
         |i| {
