@@ -178,9 +178,9 @@ struct Copy {
 ///
 /// A record joins the first group of its title key and year, in the order the groups
 /// were started, that it can join, or starts one. The groups of one title key and year
-/// are a chain through `next_in_bucket`, found by [`bucket_of`] (no list of its own for
-/// each: half a million of them, each an allocation, took a third of the grouping's
-/// time at 500,000 papers).
+/// are a chain through `next_in_bucket`, found by [`bucket_of`]. (A list for each, in a
+/// map keyed by both with the standard hasher, made a link at 500,000 papers 0.2–0.6 s
+/// slower.)
 fn group_records<'r>(records: &[(usize, usize)], files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
     const NONE: usize = usize::MAX;
     let mut groups: Vec<PaperGroup> = Vec::new();
