@@ -25,6 +25,7 @@ use crate::records::RecordFile;
 use crate::reuse::Reuse;
 use crate::slug::{order_by_key, slugify, unique_slugs_ordered};
 use crate::text_store::{Text, TextStore};
+use crate::threads::{free_in_background, lock};
 
 /// Index of an author in [`SiteGraph::authors`].
 pub type AuthorId = usize;
@@ -373,27 +374,10 @@ impl LinkMemo {
         // The kept files may go only now: until the keys were compared, no file of this
         // build could have one of their addresses.
         drop(kept.files);
-        free_elsewhere(papers);
+        if papers.iter().any(Option::is_some) {
+            free_in_background(papers);
+        }
         taken
-    }
-}
-
-/// Locks `mutex`, whether or not a thread panicked while holding it (what it guards is
-/// only ever replaced whole).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Drops `papers` on another thread (half a million of them take a tenth of a second).
-fn free_elsewhere(papers: Vec<Option<Paper>>) {
-    if papers.iter().all(Option::is_none) {
-        return;
-    }
-    let freeing = std::thread::Builder::new().name("free".into());
-    if let Err(failed) = freeing.spawn(move || drop(papers)) {
-        drop(failed);
     }
 }
 

@@ -53,5 +53,6 @@ pub mod suggest;
 pub mod taxonomy;
 pub mod tex;
 pub mod text_store;
+pub mod threads;
 pub mod url;
 pub mod watch;

@@ -23,6 +23,8 @@ use std::time::UNIX_EPOCH;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::threads::lock;
+
 pub mod generations;
 pub mod manifest;
 
@@ -618,10 +620,6 @@ pub fn modified_ns(meta: &fs::Metadata) -> Option<u128> {
             .ok()?
             .as_nanos(),
     )
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Writes `files` into `out_dir` (created if missing): stages them all, then commits.

@@ -14,6 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "shared leaves",
         &[
             "hash",
+            "threads",
             "reuse",
             "text_store",
             "kept_file",

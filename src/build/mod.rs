@@ -43,6 +43,7 @@ use crate::search::{KeptTerms, TermsKept};
 use crate::sources::kept::{self, KeptRecords, KEPT_RECORDS_FILE};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use crate::text_store::{KeptTexts, TextStore};
+use crate::threads::free_in_background;
 use previous::{updated_outputs, FindingPrevious, KeptOutputs, OutputCheck, PreviousBuild};
 use report::Gathered;
 
@@ -859,15 +860,6 @@ fn commit_and_save(
         },
     );
     Ok((write?, gathered.0))
-}
-
-/// Frees `data` on another thread, so that the build's report need not wait for it: the
-/// linked site's many small pieces took 60 ms to free after a rebuild at 100,000
-/// papers, and a one-off build's process ends meanwhile. When no thread can be started,
-/// the refused closure is dropped here, and `data` with it.
-fn free_in_background<T: Send + 'static>(data: T) {
-    let freeing = std::thread::Builder::new().name("free".into());
-    let _ = freeing.spawn(move || drop(data));
 }
 
 /// Per-stage wall times on stderr when `PROFILEGEN_TIMINGS` is set, for benchmarking,
