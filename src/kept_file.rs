@@ -25,6 +25,9 @@ use crate::text_store::read_exact_at;
 
 /// The first bytes of a kept file.
 const MAGIC: &[u8; 8] = b"PGKEPT1\n";
+/// At most this many bytes are read at once by [`KeptFile::get_many`] (unless one blob
+/// is bigger).
+const BYTES_PER_READ: u64 = 1 << 20;
 /// Bytes of one index entry.
 const ENTRY_BYTES: usize = 28;
 
@@ -91,6 +94,44 @@ impl KeptFile {
         let mut bytes = vec![0u8; len as usize];
         read_exact_at(&self.file, &mut bytes, offset).ok()?;
         (content_hash(&bytes) == hash).then_some(bytes)
+    }
+
+    /// The blobs kept under `keys`, in their order, each as [`KeptFile::get`] gives it,
+    /// in as few reads as their places allow: blobs that lie one after another in the
+    /// file (as a build writes them, in its order) are read at once, up to
+    /// [`BYTES_PER_READ`]. At 500,000 papers a one-off build reads 715,000 blobs of
+    /// search terms, twice over: a read for each costs more than the terms' use.
+    pub fn get_many(&self, keys: &[u64]) -> Vec<Option<Vec<u8>>> {
+        let mut places: Vec<(usize, u64, u32, u64)> = (keys.iter().enumerate())
+            .filter_map(|(i, &key)| self.place(key).map(|(at, len, hash)| (i, at, len, hash)))
+            .collect();
+        places.sort_unstable_by_key(|&(_, at, _, _)| at);
+        let mut blobs = vec![None; keys.len()];
+        let mut rest = &places[..];
+        while let Some(&(_, first_at, _, _)) = rest.first() {
+            let run = rest
+                .iter()
+                .scan(first_at, |end, &(_, at, len, _)| {
+                    let next_end = at + u64::from(len);
+                    let follows = at == *end && next_end - first_at <= BYTES_PER_READ;
+                    *end = next_end;
+                    follows.then_some(())
+                })
+                .count()
+                .max(1);
+            let (read, later) = rest.split_at(run);
+            let (_, last_at, last_len, _) = read[run - 1];
+            let mut bytes = vec![0u8; (last_at + u64::from(last_len) - first_at) as usize];
+            if read_exact_at(&self.file, &mut bytes, first_at).is_ok() {
+                for &(i, at, len, hash) in read {
+                    let start = (at - first_at) as usize;
+                    let blob = &bytes[start..start + len as usize];
+                    blobs[i] = (content_hash(blob) == hash).then(|| blob.to_vec());
+                }
+            }
+            rest = later;
+        }
+        blobs
     }
 
     /// Where the blob kept under `key` lies in the file: `(offset, length, hash)`
@@ -253,6 +294,10 @@ mod tests {
             "the first of a key"
         );
         assert_eq!(kept.get(7), None);
+        let keys = [5, 7, 9, 2, 5, 9];
+        let one_by_one: Vec<_> = keys.iter().map(|&key| kept.get(key)).collect();
+        assert_eq!(kept.get_many(&keys), one_by_one);
+        assert_eq!(kept.get_many(&[]), Vec::<Option<Vec<u8>>>::new());
         // Another binary's file is not read.
         assert!(KeptFile::open(&path, "v2 binary").is_none());
         assert!(KeptFile::open(&dir.path().join("missing"), "v1 binary").is_none());
@@ -294,6 +339,29 @@ mod tests {
     }
 
     #[test]
+    fn many_blobs_are_read_in_runs_no_longer_than_a_read_and_come_back_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kept");
+        let blob = |k: u64| vec![k as u8; 1000 + 300_000 * (k as usize % 2)];
+        write(&path, "id", (0..12u64).map(|k| (k, blob(k))));
+        let kept = KeptFile::open(&path, "id").unwrap();
+        let keys = [11, 3, 0, 12, 4, 5, 6, 7, 8, 9, 10, 1, 2];
+        let many = kept.get_many(&keys);
+        for (&key, got) in keys.iter().zip(&many) {
+            assert_eq!(got, &(key < 12).then(|| blob(key)), "key {key}");
+        }
+        let one_bigger_than_a_read = vec![7u8; BYTES_PER_READ as usize + 1];
+        write(
+            &path,
+            "id",
+            [(1, b"a".to_vec()), (2, one_bigger_than_a_read.clone())],
+        );
+        let kept = KeptFile::open(&path, "id").unwrap();
+        let both = vec![Some(b"a".to_vec()), Some(one_bigger_than_a_read)];
+        assert_eq!(kept.get_many(&[1, 2]), both);
+    }
+
+    #[test]
     fn a_cut_or_damaged_file_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kept");
@@ -321,6 +389,12 @@ mod tests {
         let kept = KeptFile::open(&path, "id").unwrap();
         assert_eq!(kept.get(7 * 7), None);
         assert_eq!(kept.get(6 * 7), Some(6u64.to_le_bytes().repeat(3)));
+        let keys: Vec<u64> = (0..50u64).rev().map(|k| k * 7).collect();
+        let many = kept.get_many(&keys);
+        for (key, blob) in keys.iter().zip(&many) {
+            let expected = (*key != 7 * 7).then(|| (key / 7).to_le_bytes().repeat(3));
+            assert_eq!(blob, &expected, "key {key}");
+        }
         std::fs::write(&path, b"not a kept file at all, but long enough").unwrap();
         assert!(KeptFile::open(&path, "id").is_none());
     }

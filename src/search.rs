@@ -619,15 +619,17 @@ impl SearchIndex {
                 .as_ref()
                 .map_or_else(|| search_terms_key(ix, doc), |k| k[doc])
         };
-        let terms_of = |doc: usize, key: u64, make: &dyn Fn() -> NumberedTerms| {
+        let terms_of = |doc: usize,
+                        key: u64,
+                        found: Option<NumberedTerms>,
+                        make: &dyn Fn() -> NumberedTerms| {
             if let Some(to_keep) = &to_keep {
                 to_keep.note_key(doc, key);
             }
-            let Some((file, terms)) = earlier else {
+            if earlier.is_none() {
                 return terms_memo.get_or(|| key, make);
-            };
+            }
             // The memo is empty then: what is found or made is kept for the next build.
-            let found = file.get(key).and_then(|blob| kept_terms_of(&blob, terms));
             terms_memo.insert(
                 key,
                 found.unwrap_or_else(|| {
@@ -637,8 +639,12 @@ impl SearchIndex {
             )
         };
         let doc_terms = |docs: Range<usize>| -> Vec<Arc<NumberedTerms>> {
-            docs.into_par_iter()
-                .map(|doc| terms_of(doc, key_of(doc), &|| make_doc_terms(ix, doc, numbers)))
+            let keys: Vec<u64> = docs.clone().into_par_iter().map(key_of).collect();
+            let found = kept_terms_in(earlier, &keys);
+            (docs.into_par_iter().zip(keys).zip(found))
+                .map(|((doc, key), found)| {
+                    terms_of(doc, key, found, &|| make_doc_terms(ix, doc, numbers))
+                })
                 .collect()
         };
         // Before the postings, so that placing the ids (a table of four bytes an id)
@@ -1012,6 +1018,21 @@ impl TermNumbers {
         renumbered
     }
 }
+
+/// The terms the kept file of an earlier build (with its number of terms) gives each
+/// document of `keys`, read a few hundred documents at a time ([`KeptFile::get_many`]).
+fn kept_terms_in(earlier: Option<(&KeptFile, usize)>, keys: &[u64]) -> Vec<Option<NumberedTerms>> {
+    let Some((file, terms)) = earlier else {
+        return keys.iter().map(|_| None).collect();
+    };
+    keys.par_chunks(DOCS_PER_KEPT_READ)
+        .flat_map_iter(|keys| file.get_many(keys))
+        .map(|blob| kept_terms_of(&blob?, terms))
+        .collect()
+}
+
+/// Documents whose kept terms are read at once (see [`kept_terms_in`]).
+const DOCS_PER_KEPT_READ: usize = 512;
 
 /// Makes `numbers` (empty, as in a one-off build) the term table of a kept file, so
 /// that the numbers in its documents' blobs are this build's; returns the number of
