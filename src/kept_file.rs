@@ -35,6 +35,12 @@ const ENTRY_BYTES: usize = 28;
 /// keep is left as it is ([`KeptFile::still_serves`]).
 pub const MAY_LACK_ONE_IN: usize = 20;
 
+/// Whether the blob read as `bytes` is the one written: its hash is the one the index
+/// gives (a blob damaged on disk is not read).
+fn is_whole(bytes: &[u8], hash: u64) -> bool {
+    content_hash(bytes) == hash
+}
+
 /// One index entry: a blob's key, offset, length and hash.
 type Entry = (u64, u64, u32, u64);
 
@@ -93,7 +99,7 @@ impl KeptFile {
         let (offset, len, hash) = self.place(key)?;
         let mut bytes = vec![0u8; len as usize];
         read_exact_at(&self.file, &mut bytes, offset).ok()?;
-        (content_hash(&bytes) == hash).then_some(bytes)
+        is_whole(&bytes, hash).then_some(bytes)
     }
 
     /// The blobs kept under `keys`, in their order, each as [`KeptFile::get`] gives it,
@@ -126,7 +132,7 @@ impl KeptFile {
                 for &(i, at, len, hash) in read {
                     let start = (at - first_at) as usize;
                     let blob = &bytes[start..start + len as usize];
-                    blobs[i] = (content_hash(blob) == hash).then(|| blob.to_vec());
+                    blobs[i] = is_whole(blob, hash).then(|| blob.to_vec());
                 }
             }
             rest = later;
