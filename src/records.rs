@@ -16,6 +16,7 @@ use crate::diagnostics::{Diagnostic, Location};
 use crate::hash::ByHash;
 use crate::normalize::text_key_hash;
 use crate::text_store::{Text, TextStore};
+use crate::threads::lock;
 
 /// The arrow that ends a subject block (U+2197, the export's link to the source listing).
 pub const SUBJECT_ARROW: char = '\u{2197}';
@@ -186,7 +187,7 @@ impl TextPool {
         let hash = text.content_hash();
         let shard = &self.shards[(hash % POOL_SHARDS as u64) as usize];
         let copy = {
-            let mut known = shard.lock().unwrap_or_else(|e| e.into_inner());
+            let mut known = lock(shard);
             match known.get(&hash) {
                 Some(copy) => copy.clone(),
                 None => {

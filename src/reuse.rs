@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::hash::ByHash;
+use crate::threads::lock;
 
 /// Results of one kind of work, by a hash of the work's whole input. Disabled until
 /// [`Reuse::enable`]d: a one-off build keeps nothing (so memory is freed as early as
@@ -77,10 +78,7 @@ impl<T> Reuse<T> {
     pub fn insert(&self, key: u64, value: T) -> Arc<T> {
         let value = Arc::new(value);
         if self.enabled {
-            self.made
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key, Arc::clone(&value));
+            lock(&self.made).insert(key, Arc::clone(&value));
         }
         value
     }

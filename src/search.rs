@@ -35,6 +35,7 @@ use crate::plan::paths::{subject_name, Linker};
 use crate::plan::SiteIndex;
 use crate::reuse::Reuse;
 use crate::text_store::{words_from_bytes, words_to_bytes, ScratchBlock, ScratchFile, Text};
+use crate::threads::lock;
 
 /// Ids per `docs-<n>.json` file: with ids spread over four to eight times as many as
 /// the documents (`ID_SPACE_PER_DOC`), 256 to 512 documents a file on average.
@@ -677,7 +678,7 @@ impl SearchIndex {
             }
         };
         drop(all_terms);
-        let numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+        let numbers = lock(numbers);
         let written = to_keep.is_some_and(|to_keep| to_keep.finish(&numbers, &starts));
         *outcome = match (earlier_serves, written) {
             (true, _) => TermsKept::EarlierServes,
@@ -1039,7 +1040,7 @@ const DOCS_PER_KEPT_READ: usize = 512;
 /// terms, or `None` (and leaves `numbers` as it was) if there is no table or it is not
 /// a whole one.
 fn load_term_table(file: &KeptFile, numbers: &std::sync::Mutex<TermNumbers>) -> Option<usize> {
-    let mut numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+    let mut numbers = lock(numbers);
     if !numbers.terms.is_empty() {
         return None;
     }
@@ -1073,7 +1074,7 @@ impl<'w> TermsToKeep<'w> {
     /// Writes the terms of a chunk of documents placed in the postings, the first
     /// numbered `first` (`words` as [`kept_docs`] reads them), each under its key.
     fn placed(&self, first: usize, words: &[u32]) {
-        let mut writer = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut writer = lock(&self.writer);
         for (i, doc) in kept_docs(words).enumerate() {
             let Ok(file) = &mut *writer else {
                 return;
@@ -1101,7 +1102,7 @@ impl<'w> TermsToKeep<'w> {
 
 /// A document's terms with their numbers (given by `numbers` on first sight).
 fn number_terms(doc: &DocTerms, numbers: &std::sync::Mutex<TermNumbers>) -> NumberedTerms {
-    let mut numbers = numbers.lock().unwrap_or_else(|e| e.into_inner());
+    let mut numbers = lock(numbers);
     doc.spans
         .iter()
         .map(|span| Numbered::new(numbers.number(span.hash, doc.term(span)), span.weight))

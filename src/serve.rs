@@ -33,7 +33,7 @@ use std::fmt;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -46,6 +46,8 @@ use axum::routing::get;
 use axum::Router;
 use futures_util::stream::{self, Stream};
 use tokio::sync::{broadcast, watch};
+
+use crate::threads::lock;
 
 /// The URL of the live-reload script.
 pub const LIVERELOAD_JS_PATH: &str = "/__profilegen/livereload.js";
@@ -232,10 +234,7 @@ impl LiveReload {
 
     fn lock_state(&self) -> std::sync::MutexGuard<'_, Option<String>> {
         // The state is a plain value that is always whole, so a poisoned lock is harmless.
-        self.shared
-            .last_error
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.shared.last_error)
     }
 }
 

@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::threads::lock;
+
 /// Where texts are put: a temporary file, or memory.
 #[derive(Clone, Default)]
 pub struct TextStore {
@@ -76,11 +78,7 @@ impl KeptTexts {
 
     /// The first failure to read a text back, if any.
     pub fn failure(&self) -> Option<String> {
-        self.0
-            .failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.0.failure).clone()
     }
 }
 
@@ -233,11 +231,7 @@ impl TextStore {
     /// The first failure to read a text back from the store, if any.
     pub fn failure(&self) -> Option<String> {
         let store = self.file.as_ref()?;
-        store
-            .failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&store.failure).clone()
     }
 }
 
@@ -299,7 +293,7 @@ impl Text {
             } => match file.read(*offset, *len, self.hash) {
                 Ok(text) => text,
                 Err(message) => {
-                    let mut failure = file.failure.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut failure = lock(&file.failure);
                     failure.get_or_insert(message);
                     Arc::from("")
                 }
