@@ -12,7 +12,9 @@
 //!
 //! A document's id follows from its slug (see `doc_ids`), not from its place among the
 //! others, so a new author or paper changes the files that hold its own terms and its
-//! own chunk, not every file after it.
+//! own chunk, not every file after it. For the same reason a long-running process's
+//! rebuild takes the last build's postings of every term no changed document has, and
+//! makes only the others again (`patch_postings`).
 //!
 //! Terms are lowercase words of author names, titles, subjects and abstracts, both as
 //! written and transliterated to ASCII (`Łukasz` gives `łukasz` and `lukasz`), so either
@@ -86,6 +88,9 @@ pub struct SearchIndex {
     /// files are made from the site's index when asked for, a chunk of
     /// [`IDS_PER_CHUNK`] ids at a time, rather than held.
     by_id: Vec<(u32, u32)>,
+    /// When the postings were patched from the last build's (see [`patch_postings`]):
+    /// how many documents were added, changed or removed.
+    patched: Option<usize>,
 }
 
 /// Documents' numbered terms, kept on disk by one one-off build for the next (or for a
@@ -196,12 +201,12 @@ struct TermTable {
     ends: Vec<usize>,
     /// Each term's postings in `postings`.
     ranges: Vec<Range<usize>>,
-    postings: Vec<Numbered>,
+    postings: Arc<Vec<Numbered>>,
 }
 
 impl TermTable {
     /// The table of `terms` (sorted), whose postings are ranges of `flat`.
-    fn new(terms: &[TermPostings], flat: Vec<Numbered>) -> TermTable {
+    fn new(terms: &[TermPostings], flat: Arc<Vec<Numbered>>) -> TermTable {
         let mut table = TermTable {
             text: String::with_capacity(terms.iter().map(|(t, _)| t.len()).sum()),
             ends: Vec::with_capacity(terms.len()),
@@ -306,11 +311,32 @@ pub fn shard_key(term: &str, chars: usize) -> String {
 }
 
 /// Work the search index can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): each document's numbered terms, and the numbers given to terms.
+/// [`crate::reuse`]): each document's numbered terms, the numbers given to terms, and
+/// the postings, which a build patches where documents changed.
 #[derive(Default)]
 pub struct SearchMemo {
     search_terms: Reuse<NumberedTerms>,
     term_numbers: std::sync::Mutex<TermNumbers>,
+    /// The last build's postings, which the next patches (see [`patch_postings`]).
+    last: std::sync::Mutex<Option<LastPostings>>,
+}
+
+/// What a build in a long-running process leaves the next for its postings: each
+/// document as it was (by its place in the site's order) and every term's postings,
+/// sorted as in the index. The next build takes over the postings of the terms no
+/// changed document has, and makes only the others again.
+struct LastPostings {
+    /// Each document's id.
+    ids: Vec<u32>,
+    /// A hash of each document's slug, which orders the documents.
+    slug_hashes: Vec<u64>,
+    /// Each document's terms, as the memo holds them: the same terms are the same
+    /// allocation.
+    terms: Vec<Arc<NumberedTerms>>,
+    /// Every term's postings, by term number (ranges in `starts`), each naming its
+    /// document by id, best weight first, then in the site's order.
+    flat: Arc<Vec<Numbered>>,
+    starts: Vec<usize>,
 }
 
 /// A document's distinct terms, each its term number and weight (see [`TermNumbers`]):
@@ -347,6 +373,8 @@ impl SearchMemo {
         if numbers.terms.len() - in_use <= in_use {
             return;
         }
+        // The last postings name terms by their old numbers.
+        *self.last.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         let renumbered = numbers.keep_only(&used);
         for doc in self.search_terms.values_mut() {
             for term in Arc::make_mut(doc).iter_mut() {
@@ -498,9 +526,9 @@ fn first_free(next: &mut [u32], slot: usize) -> usize {
 }
 
 /// Every document's id and number, sorted by id.
-fn by_id(doc_ids: Vec<u32>) -> Vec<(u32, u32)> {
-    let ids = doc_ids.into_iter().enumerate();
-    let mut by_id: Vec<(u32, u32)> = ids.map(|(doc, id)| (id, doc as u32)).collect();
+fn by_id(doc_ids: &[u32]) -> Vec<(u32, u32)> {
+    let ids = doc_ids.iter().enumerate();
+    let mut by_id: Vec<(u32, u32)> = ids.map(|(doc, &id)| (id, doc as u32)).collect();
     by_id.sort_unstable();
     by_id
 }
@@ -663,21 +691,35 @@ impl SearchIndex {
                 to_keep.placed(first, words);
             }
         };
-        let (flat, starts) = match &all_terms {
-            Some(all) => postings(
-                doc_count,
-                |range| all[range].to_vec(),
-                BetweenPasses::AskAgain,
-                None,
-            ),
-            None => {
+        let slug_hashes = all_terms.as_ref().map(|_| slug_hashes(ix));
+        let last = lock(&memo.last).take();
+        let patched = (all_terms
+            .as_ref()
+            .zip(slug_hashes.as_ref())
+            .zip(last.as_ref()))
+        .and_then(|((all, slugs), last)| patch_postings(last, &doc_ids, slugs, all));
+        drop(last);
+        let changed = patched.as_ref().map(|(.., changed)| *changed);
+        let (flat, starts) = match (patched, &all_terms) {
+            (Some((flat, starts, _)), _) => (flat, starts),
+            (None, Some(all)) => {
+                let made = postings(
+                    doc_count,
+                    |range| all[range].to_vec(),
+                    BetweenPasses::AskAgain,
+                    None,
+                );
+                in_index_order(made, &doc_ids)
+            }
+            (None, None) => {
                 let scratch = graph.texts.scratch_file();
                 let made = earlier.is_some().then_some(&made);
                 let between = BetweenPasses::Keep { scratch, made };
-                postings(doc_count, doc_terms, between, Some(&mut keep_placed))
+                let made = postings(doc_count, doc_terms, between, Some(&mut keep_placed));
+                in_index_order(made, &doc_ids)
             }
         };
-        drop(all_terms);
+        let flat = Arc::new(flat);
         let numbers = lock(numbers);
         let written = to_keep.is_some_and(|to_keep| to_keep.finish(&numbers, &starts));
         *outcome = match (earlier_serves, written) {
@@ -685,7 +727,19 @@ impl SearchIndex {
             (false, true) => TermsKept::Written,
             (false, false) => TermsKept::Nothing,
         };
-        SearchIndex::from_postings(ix, doc_ids, (flat, starts), &numbers)
+        let mut index =
+            SearchIndex::from_postings(ix, &doc_ids, (Arc::clone(&flat), &starts), &numbers);
+        index.patched = changed;
+        if let (Some(terms), Some(slug_hashes)) = (all_terms, slug_hashes) {
+            *lock(&memo.last) = Some(LastPostings {
+                ids: doc_ids,
+                slug_hashes,
+                terms,
+                flat,
+                starts,
+            });
+        }
+        index
     }
 
     /// The index of `ix` from its postings (see [`postings`]) by term number in
@@ -693,25 +747,18 @@ impl SearchIndex {
     /// gives the id of.
     fn from_postings(
         ix: &SiteIndex,
-        doc_ids: Vec<u32>,
-        (mut flat, starts): (Vec<Numbered>, Vec<usize>),
+        doc_ids: &[u32],
+        (flat, starts): (Arc<Vec<Numbered>>, &[usize]),
         numbers: &TermNumbers,
     ) -> SearchIndex {
         let graph = ix.graph;
         let doc_count = doc_ids.len();
-        flat.par_iter_mut()
-            .for_each(|p| *p = p.renumbered(doc_ids[p.number() as usize]));
-        let mut terms = term_ranges(&starts, numbers);
-        drop(starts);
+        let mut terms = term_ranges(starts, numbers);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
         terms.retain(|(_, range)| {
             range.len() <= common || flat[range.clone()].iter().any(|p| p.weight() > WEIGHT_TEXT)
         });
-        // Best weight first, then by doc (the order they are in); on every thread.
-        term_postings(&mut flat, &terms)
-            .into_par_iter()
-            .for_each(|postings| postings.sort_by_key(|p| std::cmp::Reverse(p.weight())));
         terms.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
         let table = TermTable::new(&terms, flat);
         drop(terms);
@@ -736,7 +783,14 @@ impl SearchIndex {
             terms: table,
             shards,
             by_id: by_id(doc_ids),
+            patched: None,
         }
+    }
+
+    /// How many documents were added, changed or removed since the last build, when
+    /// this build patched that build's postings rather than make them all again.
+    pub fn patched(&self) -> Option<usize> {
+        self.patched
     }
 
     /// The output paths of the index's files.
@@ -772,9 +826,7 @@ impl SearchIndex {
             for (term, postings) in range.map(|t| self.terms.entry(t)) {
                 hasher.update(term.as_bytes());
                 hasher.update(&(postings.len() as u64).to_le_bytes());
-                for posting in postings {
-                    hasher.update(&posting.0.to_le_bytes());
-                }
+                hash_postings(postings, &mut hasher);
             }
         } else {
             let chunk = chunk_number(path).and_then(|n| self.chunk_docs(n))?;
@@ -816,6 +868,20 @@ impl SearchIndex {
         }
         let chunk = chunk_number(path).and_then(|n| self.chunk_docs(n));
         chunk.map_or_else(Vec::new, |chunk| doc_chunk(ix, chunk))
+    }
+}
+
+/// Feeds `postings` to `hasher` as their little-endian bytes, a buffer at a time: the
+/// same hash as one update a posting, without a call for every four bytes (a rebuild
+/// hashes every posting of the site).
+fn hash_postings(postings: &[Numbered], hasher: &mut xxhash_rust::xxh3::Xxh3) {
+    const PER_UPDATE: usize = 1024;
+    let mut buffer = [0u8; PER_UPDATE * 4];
+    for run in postings.chunks(PER_UPDATE) {
+        for (bytes, posting) in buffer.chunks_exact_mut(4).zip(run) {
+            bytes.copy_from_slice(&posting.0.to_le_bytes());
+        }
+        hasher.update(&buffer[..run.len() * 4]);
     }
 }
 
@@ -1282,6 +1348,150 @@ fn postings(
     (flat, starts)
 }
 
+/// Postings made by [`postings`], which name documents by their place in the site's
+/// order, as the index holds them: each naming its document by id, and each term's
+/// best weight first, then in the site's order (the order they are in).
+fn in_index_order(
+    (mut flat, starts): (Vec<Numbered>, Vec<usize>),
+    doc_ids: &[u32],
+) -> (Vec<Numbered>, Vec<usize>) {
+    flat.par_iter_mut()
+        .for_each(|p| *p = p.renumbered(doc_ids[p.number() as usize]));
+    let ranges = starts.windows(2).map(|w| w[0]..w[1]);
+    term_postings(&mut flat, ranges)
+        .into_par_iter()
+        .for_each(|postings| postings.sort_by_key(|p| std::cmp::Reverse(p.weight())));
+    (flat, starts)
+}
+
+/// A hash of each document's slug, in the site's order (authors, then papers).
+fn slug_hashes(ix: &SiteIndex) -> Vec<u64> {
+    let graph = ix.graph;
+    let authors = graph.authors.par_iter().map(|a| a.slug.as_str());
+    let slugs = authors.chain(graph.papers.par_iter().map(|p| p.slug.as_str()));
+    slugs
+        .map(|slug| crate::hash::content_hash(slug.as_bytes()))
+        .collect()
+}
+
+/// At most one document in this many may have changed for a build to patch the last
+/// build's postings rather than make them all again.
+const PATCH_WHEN_ONE_IN: usize = 16;
+
+/// This build's postings, in index order (see [`in_index_order`]), made from the
+/// `last` build's: a document is unchanged when it has the same id, slug and terms
+/// (the memo's allocation). The postings of terms that no changed document has (before
+/// or now) are taken as they were; the others are the old ones without the changed
+/// documents' merged with the changed documents' new ones. `None` when the id spaces
+/// grew or shrank or too many documents changed: then they are all made again.
+fn patch_postings(
+    last: &LastPostings,
+    ids: &[u32],
+    slug_hashes: &[u64],
+    terms: &[Arc<NumberedTerms>],
+) -> Option<(Vec<Numbered>, Vec<usize>, usize)> {
+    let mut old_places: Vec<(u32, u32)> = (last.ids.iter().enumerate())
+        .map(|(place, &id)| (id, place as u32))
+        .collect();
+    old_places.par_sort_unstable();
+    let was = |place: usize| -> Option<usize> {
+        let i = (old_places.binary_search_by_key(&ids[place], |&(id, _)| id)).ok()?;
+        let old = old_places[i].1 as usize;
+        let same = last.slug_hashes[old] == slug_hashes[place]
+            && Arc::ptr_eq(&last.terms[old], &terms[place]);
+        same.then_some(old)
+    };
+    let kept: Vec<Option<usize>> = (0..ids.len()).into_par_iter().map(was).collect();
+    let mut still_there = vec![false; last.ids.len()];
+    for &old in kept.iter().flatten() {
+        still_there[old] = true;
+    }
+    let added: Vec<usize> = (0..ids.len()).filter(|&p| kept[p].is_none()).collect();
+    let removed: Vec<usize> = (0..last.ids.len()).filter(|&q| !still_there[q]).collect();
+    if (added.len() + removed.len()) * PATCH_WHEN_ONE_IN > ids.len().max(1) {
+        return None;
+    }
+    let id_end = (ids.iter().chain(&last.ids))
+        .max()
+        .map_or(0, |&id| id as usize + 1);
+    let mut place_of = vec![u32::MAX; id_end];
+    for (place, &id) in ids.iter().enumerate() {
+        place_of[id as usize] = place as u32;
+    }
+    let mut gone = vec![false; id_end];
+    let old_terms = last.starts.len() - 1;
+    let mut changed_terms = vec![false; old_terms];
+    for &old in &removed {
+        gone[last.ids[old] as usize] = true;
+        for term in last.terms[old].iter() {
+            changed_terms[term.number() as usize] = true;
+        }
+    }
+    // The added documents' postings by term, each term's in index order.
+    let order = |p: &Numbered| (std::cmp::Reverse(p.weight()), place_of[p.number() as usize]);
+    let mut new_postings: Vec<(u32, Numbered)> = (added.iter())
+        .flat_map(|&place| {
+            let id = ids[place];
+            terms[place]
+                .iter()
+                .map(move |t| (t.number(), t.renumbered(id)))
+        })
+        .collect();
+    new_postings.sort_unstable_by_key(|(term, p)| (*term, order(p)));
+    let term_count =
+        (new_postings.last()).map_or(old_terms, |(t, _)| old_terms.max(*t as usize + 1));
+    changed_terms.resize(term_count, false);
+    for (term, _) in &new_postings {
+        changed_terms[*term as usize] = true;
+    }
+    let mut flat = Vec::with_capacity(last.flat.len() + new_postings.len());
+    let mut starts = Vec::with_capacity(term_count + 1);
+    starts.push(0);
+    let mut new_postings = new_postings.as_slice();
+    for (term, &changed) in changed_terms.iter().enumerate() {
+        let old = match term < old_terms {
+            true => &last.flat[last.starts[term]..last.starts[term + 1]],
+            false => &[][..],
+        };
+        if !changed {
+            flat.extend_from_slice(old);
+        } else {
+            let now = new_postings.partition_point(|(t, _)| *t as usize == term);
+            let (this_term, rest) = new_postings.split_at(now);
+            new_postings = rest;
+            let old = old.iter().filter(|p| !gone[p.number() as usize]);
+            merge_by(
+                old.copied(),
+                this_term.iter().map(|(_, p)| *p),
+                order,
+                &mut flat,
+            );
+        }
+        starts.push(flat.len());
+    }
+    Some((flat, starts, added.len() + removed.len()))
+}
+
+/// Appends to `out` the items of `a` and `b`, each in the order `key` gives, merged in
+/// that order (those of `a` first among equals).
+fn merge_by<T: Copy, K: Ord>(
+    a: impl Iterator<Item = T>,
+    b: impl Iterator<Item = T>,
+    key: impl Fn(&T) -> K,
+    out: &mut Vec<T>,
+) {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    loop {
+        let take_a = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => key(x) <= key(y),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return,
+        };
+        out.extend(if take_a { a.next() } else { b.next() });
+    }
+}
+
 /// Each term number that has postings, as its term and the range of its postings
 /// (see [`postings`]); in no particular order.
 fn term_ranges<'t>(starts: &[usize], numbers: &'t TermNumbers) -> Vec<TermPostings<'t>> {
@@ -1294,11 +1504,14 @@ fn term_ranges<'t>(starts: &[usize], numbers: &'t TermNumbers) -> Vec<TermPostin
 /// A term with the range of its postings in a flat list of them (see [`postings`]).
 type TermPostings<'t> = (&'t str, std::ops::Range<usize>);
 
-/// The postings of each of `terms` (whose ranges are in order and apart) in `flat`.
-fn term_postings<'f>(flat: &'f mut [Numbered], terms: &[TermPostings]) -> Vec<&'f mut [Numbered]> {
-    let mut each = Vec::with_capacity(terms.len());
+/// The postings in each of `ranges` (in order and apart) of `flat`.
+fn term_postings(
+    flat: &mut [Numbered],
+    ranges: impl ExactSizeIterator<Item = Range<usize>>,
+) -> Vec<&mut [Numbered]> {
+    let mut each = Vec::with_capacity(ranges.len());
     let (mut rest, mut offset) = (flat, 0);
-    for (_, range) in terms {
+    for range in ranges {
         let (_, from_start) = rest.split_at_mut(range.start - offset);
         let (postings, after) = from_start.split_at_mut(range.len());
         each.push(postings);
@@ -1430,9 +1643,10 @@ mod tests {
         let terms: Vec<TermPostings> = vec![("a", 0..2), ("b", 3..6), ("c", 6..7), ("d", 9..10)];
         let numbers =
             |postings: &[Numbered]| -> Vec<u32> { postings.iter().map(|p| p.number()).collect() };
-        let each: Vec<Vec<u32>> = (term_postings(&mut flat, &terms).iter())
-            .map(|p| numbers(p))
-            .collect();
+        let each: Vec<Vec<u32>> = (term_postings(&mut flat, terms.iter().map(|(_, r)| r.clone()))
+            .iter())
+        .map(|p| numbers(p))
+        .collect();
         assert_eq!(each, vec![vec![0, 1], vec![3, 4, 5], vec![6], vec![9]]);
     }
 
@@ -1864,7 +2078,21 @@ mod tests {
         config: &crate::config::SiteConfig,
         kept: &mut KeptTerms,
         memo: &SearchMemo,
-    ) -> Vec<(String, Vec<u8>, u64)> {
+    ) -> Vec<IndexOutput> {
+        index_outputs_patched(files, config, kept, memo).0
+    }
+
+    /// An index file's path, bytes and fingerprint.
+    type IndexOutput = (String, Vec<u8>, u64);
+
+    /// [`index_outputs`], and whether (and for how many documents) the index was
+    /// patched from the last build's.
+    fn index_outputs_patched(
+        files: &[crate::records::RecordFile],
+        config: &crate::config::SiteConfig,
+        kept: &mut KeptTerms,
+        memo: &SearchMemo,
+    ) -> (Vec<IndexOutput>, Option<usize>) {
         let graph = crate::graph::link(files);
         let plan_memo = Default::default();
         let plan = crate::plan::plan_site(&crate::plan::PlanInput {
@@ -1878,10 +2106,11 @@ mod tests {
         });
         let index = SearchIndex::build(&plan.index, memo, kept);
         let fingerprint = |path: &str| index.fingerprint(&plan.index, path).unwrap();
-        (index.files().into_iter())
+        let files = (index.files().into_iter())
             .map(|path| (index.file(&plan.index, &path), fingerprint(&path), path))
             .map(|(bytes, fingerprint, path)| (path, bytes, fingerprint))
-            .collect()
+            .collect();
+        (files, index.patched())
     }
 
     /// Every search index file whose bytes change with the site gets another
@@ -1933,6 +2162,75 @@ mod tests {
             }
             assert!(differ > 0, "changing {what} changed no file");
         }
+    }
+
+    /// Postings hashed a buffer at a time hash as one update a posting would, at and
+    /// around the buffer's size.
+    #[test]
+    fn postings_hash_as_each_posting_fed_alone() {
+        for len in [0, 1, 1023, 1024, 1025, 3000] {
+            let postings: Vec<Numbered> = (0..len as u32)
+                .map(|i| Numbered(i.wrapping_mul(2_654_435_761)))
+                .collect();
+            let mut one_by_one = xxhash_rust::xxh3::Xxh3::new();
+            for posting in &postings {
+                one_by_one.update(&posting.0.to_le_bytes());
+            }
+            let mut buffered = xxhash_rust::xxh3::Xxh3::new();
+            hash_postings(&postings, &mut buffered);
+            assert_eq!(buffered.digest(), one_by_one.digest(), "{len} postings");
+        }
+    }
+
+    /// A long-running process's rebuild patches the last build's postings and gives the
+    /// files (bytes and fingerprints) a build from scratch gives, as papers and authors
+    /// come and go, a title changes and a paper is shared by another author.
+    #[test]
+    fn patched_postings_give_the_index_a_build_from_scratch_gives() {
+        let titles: Vec<String> = (0..120).map(|i| format!("Qubit gate {i} noise")).collect();
+        let author = |i: usize| format!("Author Number{i}");
+        let site = |change: usize| -> Vec<crate::records::RecordFile> {
+            let mut files = Vec::new();
+            for a in 0..40 {
+                let mut own: Vec<String> = titles[a * 3..a * 3 + 3].to_vec();
+                match (change, a) {
+                    (1, 0) => own.push("Brand new spin chains".into()),
+                    (2, 0) => own[0] = "A title changed to lattice".into(),
+                    (3, 1) => own.push(titles[0].clone()),
+                    (4, 2) => own.clear(),
+                    _ => {}
+                }
+                let own: Vec<&str> = own.iter().map(String::as_str).collect();
+                files.push(test_file(&format!("a{a:02}.txt"), &author(a), &own, 2024));
+            }
+            if change == 5 {
+                files.push(test_file(
+                    "new.txt",
+                    "Newcomer Person",
+                    &["Fresh lattice"],
+                    2023,
+                ));
+            }
+            files
+        };
+        let config = crate::config::SiteConfig::default();
+        let mut memo = SearchMemo::default();
+        memo.enable();
+        let mut patched = Vec::new();
+        for change in [0, 1, 0, 2, 3, 0, 4, 5, 5, 1, 0] {
+            let files = site(change);
+            let (rebuilt, changed) =
+                index_outputs_patched(&files, &config, &mut KeptTerms::default(), &memo);
+            patched.push(changed);
+            memo.finish_build();
+            let fresh = SearchMemo::default();
+            let anew = index_outputs(&files, &config, &mut KeptTerms::default(), &fresh);
+            assert_eq!(rebuilt, anew, "site {change}");
+        }
+        // The first build has nothing to patch; an unchanged site changes no document.
+        assert_eq!(patched[0], None);
+        assert!(patched[1..].iter().all(Option::is_some), "{patched:?}");
+        assert_eq!(patched[8], Some(0), "the same site again");
     }
 
     /// Builds the index of `titles` keeping its terms; the kept file.

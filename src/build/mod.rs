@@ -757,6 +757,10 @@ impl Rendering<'_> {
             || self.fingerprints(&plan.outputs, &maker),
         );
         let search_outputs = search_outputs(search.files());
+        let search_stage = match search.patched() {
+            Some(changed) => format!("search index ({changed} documents patched in)"),
+            None => "search index".to_string(),
+        };
         let search_fingerprints = self.fingerprints(&search_outputs, &maker);
         let (search_kept, rendered) = self.render_range(
             &search_outputs,
@@ -766,7 +770,7 @@ impl Rendering<'_> {
         );
         rendered?;
         maker.forget_search();
-        timings.mark("search index");
+        timings.mark(&search_stage);
         let progress = progress_bar(self.progress, plan.outputs.len() as u64);
         let (mut kept, rendered) =
             self.render_range(&plan.outputs, &plan_fingerprints, &maker, &progress);
