@@ -1390,13 +1390,20 @@ fn patch_postings(
     slug_hashes: &[u64],
     terms: &[Arc<NumberedTerms>],
 ) -> Option<(Vec<Numbered>, Vec<usize>, usize)> {
-    let mut old_places: Vec<(u32, u32)> = (last.ids.iter().enumerate())
-        .map(|(place, &id)| (id, place as u32))
-        .collect();
-    old_places.par_sort_unstable();
+    let id_end = (ids.iter().chain(&last.ids))
+        .max()
+        .map_or(0, |&id| id as usize + 1);
+    let places_of = |ids: &[u32]| {
+        let mut place_of = vec![u32::MAX; id_end];
+        for (place, &id) in ids.iter().enumerate() {
+            place_of[id as usize] = place as u32;
+        }
+        place_of
+    };
+    let (old_place_of, place_of) = rayon::join(|| places_of(&last.ids), || places_of(ids));
     let was = |place: usize| -> Option<usize> {
-        let i = (old_places.binary_search_by_key(&ids[place], |&(id, _)| id)).ok()?;
-        let old = old_places[i].1 as usize;
+        let old = old_place_of[ids[place] as usize];
+        let old = (old != u32::MAX).then_some(old as usize)?;
         let same = last.slug_hashes[old] == slug_hashes[place]
             && Arc::ptr_eq(&last.terms[old], &terms[place]);
         same.then_some(old)
@@ -1411,21 +1418,11 @@ fn patch_postings(
     if (added.len() + removed.len()) * PATCH_WHEN_ONE_IN > ids.len().max(1) {
         return None;
     }
-    let id_end = (ids.iter().chain(&last.ids))
-        .max()
-        .map_or(0, |&id| id as usize + 1);
-    let mut place_of = vec![u32::MAX; id_end];
-    for (place, &id) in ids.iter().enumerate() {
-        place_of[id as usize] = place as u32;
-    }
     let mut gone = vec![false; id_end];
-    let old_terms = last.starts.len() - 1;
-    let mut changed_terms = vec![false; old_terms];
+    let mut changed_terms = Vec::new();
     for &old in &removed {
         gone[last.ids[old] as usize] = true;
-        for term in last.terms[old].iter() {
-            changed_terms[term.number() as usize] = true;
-        }
+        changed_terms.extend(last.terms[old].iter().map(|t| t.number() as usize));
     }
     // The added documents' postings by term, each term's in index order.
     let order = |p: &Numbered| (std::cmp::Reverse(p.weight()), place_of[p.number() as usize]);
@@ -1438,36 +1435,35 @@ fn patch_postings(
         })
         .collect();
     new_postings.sort_unstable_by_key(|(term, p)| (*term, order(p)));
-    let term_count =
-        (new_postings.last()).map_or(old_terms, |(t, _)| old_terms.max(*t as usize + 1));
-    changed_terms.resize(term_count, false);
-    for (term, _) in &new_postings {
-        changed_terms[*term as usize] = true;
-    }
+    changed_terms.extend(new_postings.iter().map(|(t, _)| *t as usize));
+    changed_terms.sort_unstable();
+    changed_terms.dedup();
+    let old_terms = last.starts.len() - 1;
+    let term_count = (changed_terms.last()).map_or(old_terms, |&t| old_terms.max(t + 1));
+    // Where term `t`'s postings start in the last build's (its end, for terms it had not).
+    let old_start = |t: usize| last.starts[t.min(old_terms)];
     let mut flat = Vec::with_capacity(last.flat.len() + new_postings.len());
     let mut starts = Vec::with_capacity(term_count + 1);
     starts.push(0);
     let mut new_postings = new_postings.as_slice();
-    for (term, &changed) in changed_terms.iter().enumerate() {
-        let old = match term < old_terms {
-            true => &last.flat[last.starts[term]..last.starts[term + 1]],
-            false => &[][..],
-        };
-        if !changed {
-            flat.extend_from_slice(old);
-        } else {
-            let now = new_postings.partition_point(|(t, _)| *t as usize == term);
-            let (this_term, rest) = new_postings.split_at(now);
-            new_postings = rest;
-            let old = old.iter().filter(|p| !gone[p.number() as usize]);
-            merge_by(
-                old.copied(),
-                this_term.iter().map(|(_, p)| *p),
-                order,
-                &mut flat,
-            );
+    let mut next = 0;
+    for &term in changed_terms.iter().chain([&term_count]) {
+        // The terms before this one that did not change: one run of the last postings.
+        let (from, to) = (old_start(next), old_start(term));
+        let placed = flat.len();
+        flat.extend_from_slice(&last.flat[from..to]);
+        starts.extend((next..term).map(|t| old_start(t + 1) - from + placed));
+        if term == term_count {
+            break;
         }
+        let now = new_postings.partition_point(|(t, _)| *t as usize == term);
+        let (this_term, rest) = new_postings.split_at(now);
+        new_postings = rest;
+        let old = last.flat[old_start(term)..old_start(term + 1)].iter();
+        let old = old.filter(|p| !gone[p.number() as usize]).copied();
+        merge_by(old, this_term.iter().map(|(_, p)| *p), order, &mut flat);
         starts.push(flat.len());
+        next = term + 1;
     }
     Some((flat, starts, added.len() + removed.len()))
 }
