@@ -336,6 +336,7 @@ struct LastPostings {
     /// Every term's postings, by term number (ranges in `starts`), each naming its
     /// document by id, best weight first, then in the site's order.
     flat: Arc<Vec<Numbered>>,
+    /// Where each term number's postings start in `flat`, and where the last ends.
     starts: Vec<usize>,
 }
 
@@ -381,6 +382,29 @@ impl SearchMemo {
                 *term = term.renumbered(renumbered[term.number() as usize]);
             }
         }
+    }
+}
+
+impl SearchMemo {
+    /// This build's postings, in index order (see [`in_index_order`]), from each
+    /// document's `terms`, `ids` and `slug_hashes` (in the site's order): the last
+    /// build's patched when few documents changed ([`patch_postings`]), with how many
+    /// did, or else made anew.
+    fn postings_of(
+        &self,
+        terms: &[Arc<NumberedTerms>],
+        ids: &[u32],
+        slug_hashes: &[u64],
+    ) -> (Vec<Numbered>, Vec<usize>, Option<usize>) {
+        let last = lock(&self.last).take();
+        let patched = last.and_then(|last| patch_postings(&last, ids, slug_hashes, terms));
+        if let Some((flat, starts, changed)) = patched {
+            return (flat, starts, Some(changed));
+        }
+        let all = |range: Range<usize>| terms[range].to_vec();
+        let made = postings(terms.len(), all, BetweenPasses::AskAgain, None);
+        let (flat, starts) = in_index_order(made, ids);
+        (flat, starts, None)
     }
 }
 
@@ -692,31 +716,15 @@ impl SearchIndex {
             }
         };
         let slug_hashes = all_terms.as_ref().map(|_| slug_hashes(ix));
-        let last = lock(&memo.last).take();
-        let patched = (all_terms
-            .as_ref()
-            .zip(slug_hashes.as_ref())
-            .zip(last.as_ref()))
-        .and_then(|((all, slugs), last)| patch_postings(last, &doc_ids, slugs, all));
-        drop(last);
-        let changed = patched.as_ref().map(|(.., changed)| *changed);
-        let (flat, starts) = match (patched, &all_terms) {
-            (Some((flat, starts, _)), _) => (flat, starts),
-            (None, Some(all)) => {
-                let made = postings(
-                    doc_count,
-                    |range| all[range].to_vec(),
-                    BetweenPasses::AskAgain,
-                    None,
-                );
-                in_index_order(made, &doc_ids)
-            }
-            (None, None) => {
+        let (flat, starts, changed) = match (&all_terms, &slug_hashes) {
+            (Some(all), Some(slugs)) => memo.postings_of(all, &doc_ids, slugs),
+            _ => {
                 let scratch = graph.texts.scratch_file();
                 let made = earlier.is_some().then_some(&made);
                 let between = BetweenPasses::Keep { scratch, made };
                 let made = postings(doc_count, doc_terms, between, Some(&mut keep_placed));
-                in_index_order(made, &doc_ids)
+                let (flat, starts) = in_index_order(made, &doc_ids);
+                (flat, starts, None)
             }
         };
         let flat = Arc::new(flat);
@@ -742,9 +750,9 @@ impl SearchIndex {
         index
     }
 
-    /// The index of `ix` from its postings (see [`postings`]) by term number in
-    /// `numbers`, each naming a document by its place in the site, which `doc_ids`
-    /// gives the id of.
+    /// The index of `ix` from its postings by term number in `numbers`, in index order
+    /// (see [`in_index_order`]), whose documents have the ids `doc_ids` (in the site's
+    /// order).
     fn from_postings(
         ix: &SiteIndex,
         doc_ids: &[u32],
