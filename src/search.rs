@@ -383,9 +383,7 @@ impl SearchMemo {
             }
         }
     }
-}
 
-impl SearchMemo {
     /// This build's postings, in index order (see [`in_index_order`]), from each
     /// document's `terms`, `ids` and `slug_hashes` (in the site's order): the last
     /// build's patched when few documents changed ([`patch_postings`]), with how many
