@@ -518,16 +518,15 @@ fn doc_chunk(ix: &SiteIndex, chunk: &[(u32, u32)]) -> Vec<u8> {
 /// hashes to, or, when an earlier one in slug order has it, the next free one. So a new
 /// document moves only the few whose slots it takes, and the ids change all at once
 /// only when a kind's range doubles or halves. Returns each document's id in the
-/// site's order (authors by slug, then papers by slug), given each kind's slugs.
-fn doc_ids<'s>(
-    authors: impl ExactSizeIterator<Item = &'s str>,
-    papers: impl ExactSizeIterator<Item = &'s str>,
-) -> Vec<u32> {
-    let mut ids = Vec::with_capacity(authors.len() + papers.len());
-    let author_space = id_space(authors.len());
-    place_in_slots(authors, 0, author_space, &mut ids);
-    let paper_space = id_space(papers.len());
-    place_in_slots(papers, author_space, paper_space, &mut ids);
+/// site's order (authors by slug, then papers by slug), given the hashes of their slugs
+/// in that order (see [`slug_hashes`]), the first `authors` of them authors'.
+fn doc_ids(slug_hashes: &[u64], authors: usize) -> Vec<u32> {
+    let (author_hashes, paper_hashes) = slug_hashes.split_at(authors);
+    let mut ids = Vec::with_capacity(slug_hashes.len());
+    let author_space = id_space(author_hashes.len());
+    place_in_slots(author_hashes, 0, author_space, &mut ids);
+    let paper_space = id_space(paper_hashes.len());
+    place_in_slots(paper_hashes, author_space, paper_space, &mut ids);
     ids
 }
 
@@ -560,22 +559,16 @@ fn id_space(count: usize) -> usize {
     (count.max(1) * ID_SPACE_PER_DOC).next_power_of_two()
 }
 
-/// Gives each slug, in order, the id `base + slot`: the slot its slug hashes to among
-/// `space` (a power of two), or the next free one after it (wrapping). Free slots are
-/// found through a table of "next free slot" links shortened as they are followed, so
-/// slugs that hash alike cost no more than others.
-fn place_in_slots<'s>(
-    slugs: impl Iterator<Item = &'s str>,
-    base: usize,
-    space: usize,
-    ids: &mut Vec<u32>,
-) {
+/// Gives each slug, in order, the id `base + slot`: the slot its hash (in
+/// `slug_hashes`) falls in among `space` (a power of two), or the next free one after
+/// it (wrapping). Free slots are found through a table of "next free slot" links
+/// shortened as they are followed, so slugs that hash alike cost no more than others.
+fn place_in_slots(slug_hashes: &[u64], base: usize, space: usize, ids: &mut Vec<u32>) {
     // next[s] == s: slot s is free; otherwise a slot at or before the next free one.
     let mut next: Vec<u32> = (0..space as u32).collect();
     let mask = space - 1;
-    for slug in slugs {
-        let hashed = crate::hash::content_hash(slug.as_bytes()) as usize & mask;
-        let slot = first_free(&mut next, hashed);
+    for &hash in slug_hashes {
+        let slot = first_free(&mut next, hash as usize & mask);
         next[slot] = ((slot + 1) & mask) as u32;
         ids.push((base + slot) as u32);
     }
@@ -700,10 +693,8 @@ impl SearchIndex {
         };
         // Before the postings, so that placing the ids (a table of four bytes an id)
         // does not add to the postings' peak.
-        let doc_ids = doc_ids(
-            graph.authors.iter().map(|a| a.slug.as_str()),
-            graph.papers.iter().map(|p| p.slug.as_str()),
-        );
+        let slug_hashes = slug_hashes(ix);
+        let doc_ids = doc_ids(&slug_hashes, authors);
         // A long-running process keeps every document's terms in the memo anyway: they
         // are found once, not once for each pass over the postings (each time hashing
         // every field, abstracts included: half the stage's time in a rebuild).
@@ -713,9 +704,8 @@ impl SearchIndex {
                 to_keep.placed(first, words);
             }
         };
-        let slug_hashes = all_terms.as_ref().map(|_| slug_hashes(ix));
-        let (flat, starts, changed) = match (&all_terms, &slug_hashes) {
-            (Some(all), Some(slugs)) => memo.postings_of(all, &doc_ids, slugs),
+        let (flat, starts, changed) = match &all_terms {
+            Some(all) => memo.postings_of(all, &doc_ids, &slug_hashes),
             _ => {
                 let scratch = graph.texts.scratch_file();
                 let made = earlier.is_some().then_some(&made);
@@ -736,7 +726,7 @@ impl SearchIndex {
         let mut index =
             SearchIndex::from_postings(ix, &doc_ids, (Arc::clone(&flat), &starts), &numbers);
         index.patched = changed;
-        if let (Some(terms), Some(slug_hashes)) = (all_terms, slug_hashes) {
+        if let Some(terms) = all_terms {
             *lock(&memo.last) = Some(LastPostings {
                 ids: doc_ids,
                 slug_hashes,
@@ -1370,7 +1360,9 @@ fn in_index_order(
     (flat, starts)
 }
 
-/// A hash of each document's slug, in the site's order (authors, then papers).
+/// A hash of each document's slug, in the site's order (authors, then papers): what
+/// places it among the ids (see [`doc_ids`]), and tells a document from another that
+/// takes its id in a later build.
 fn slug_hashes(ix: &SiteIndex) -> Vec<u64> {
     let graph = ix.graph;
     let authors = graph.authors.par_iter().map(|a| a.slug.as_str());
@@ -1482,16 +1474,14 @@ fn merge_by<T: Copy, K: Ord>(
     key: impl Fn(&T) -> K,
     out: &mut Vec<T>,
 ) {
-    let (mut a, mut b) = (a.peekable(), b.peekable());
-    loop {
-        let take_a = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => key(x) <= key(y),
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => return,
-        };
-        out.extend(if take_a { a.next() } else { b.next() });
+    let mut b = b.peekable();
+    for item in a {
+        while let Some(earlier) = b.next_if(|other| key(other) < key(&item)) {
+            out.push(earlier);
+        }
+        out.push(item);
     }
+    out.extend(b);
 }
 
 /// Each term number that has postings, as its term and the range of its postings
@@ -1660,8 +1650,11 @@ mod tests {
         let authors = slugs("author", 300);
         let papers = slugs("paper", 1000);
         let ids_of = |authors: &[String], papers: &[String]| {
-            let a = authors.iter().map(String::as_str);
-            doc_ids(a, papers.iter().map(String::as_str))
+            let slugs = authors.iter().chain(papers);
+            let hashes: Vec<u64> = slugs
+                .map(|s| crate::hash::content_hash(s.as_bytes()))
+                .collect();
+            doc_ids(&hashes, authors.len())
         };
         let ids = ids_of(&authors, &papers);
         assert_eq!(ids.len(), 1300);
@@ -2168,6 +2161,21 @@ mod tests {
 
     /// Postings hashed a buffer at a time hash as one update a posting would, at and
     /// around the buffer's size.
+    #[test]
+    fn merging_keeps_the_order_and_puts_the_first_list_first_among_equals() {
+        let merged = |a: &[(u32, char)], b: &[(u32, char)]| {
+            let mut out = Vec::new();
+            merge_by(a.iter().copied(), b.iter().copied(), |x| x.0, &mut out);
+            out.into_iter().map(|x| x.1).collect::<String>()
+        };
+        let a = [(1, 'a'), (3, 'c'), (3, 'd'), (7, 'g')];
+        let b = [(0, 'Z'), (3, 'C'), (5, 'E'), (9, 'I'), (9, 'J')];
+        assert_eq!(merged(&a, &b), "ZacdCEgIJ");
+        assert_eq!(merged(&b, &a), "ZaCcdEgIJ");
+        assert_eq!(merged(&a, &[]), "acdg");
+        assert_eq!(merged(&[], &b), "ZCEIJ");
+    }
+
     #[test]
     fn postings_hash_as_each_posting_fed_alone() {
         for len in [0, 1, 1023, 1024, 1025, 3000] {
