@@ -20,8 +20,14 @@ struct Running {
 
 impl Running {
     fn start(site: &Site, args: &[&str]) -> Running {
+        Running::start_with_env(site, args, &[])
+    }
+
+    /// [`Running::start`] with `env` added to the process's environment.
+    fn start_with_env(site: &Site, args: &[&str], env: &[(&str, &str)]) -> Running {
         let mut child = Command::new(env!("CARGO_BIN_EXE_profilegen"))
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(site.root())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -331,6 +337,67 @@ fn build_watch_regenerates_and_ignores_editor_files() {
         .public()
         .join("authors/slow-writer")
         .exists()));
+}
+
+/// A rebuild in `build --watch` patches the last build's search postings with the
+/// documents that changed, and `PROFILEGEN_TIMINGS` says how many; the first build
+/// makes them all.
+#[test]
+fn build_watch_reports_the_search_documents_it_patched_in() {
+    // Enough documents that two new ones are few enough to patch in.
+    let site = Site::seeds();
+    for author in 0..40 {
+        let papers = [
+            (
+                2000 + author,
+                format!("Filler study {author}"),
+                "F.",
+                "cs.DC",
+            ),
+            (
+                2001 + author,
+                format!("Filler survey {author}"),
+                "S.",
+                "cs.LG",
+            ),
+        ];
+        let papers: Vec<_> = (papers.iter())
+            .map(|(y, t, a, s)| (*y, t.as_str(), *a, *s))
+            .collect();
+        site.file(
+            &format!("content/records/filler{author:02}.txt"),
+            record_file(&format!("Filler Author {author}"), &papers),
+        );
+    }
+    let timings = [("PROFILEGEN_TIMINGS", "1")];
+    let mut watch = Running::start_with_env(&site, &["build", "--watch"], &timings);
+    let first = watch.wait_for("timing: search index", WAIT);
+    assert!(!first.contains("patched in"), "{first}");
+    watch.wait_for("Watching", WAIT);
+
+    // A new author with one new paper: two new documents.
+    site.file(
+        "content/records/newcomer.txt",
+        record_file(
+            "Patched Newcomer",
+            &[(2024, "A Newly Patched Paper", "N.", "cs.IR")],
+        ),
+    );
+    let line = watch.wait_for("timing: search index", WAIT);
+    assert!(
+        line.starts_with("timing: search index (2 documents patched in) "),
+        "{line}"
+    );
+    watch.wait_for("files written", WAIT);
+    let search = std::fs::read_dir(site.public().join("search/terms")).unwrap();
+    let terms: String = (search.map(|entry| entry.unwrap().path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    assert!(
+        terms.contains("\"patched\""),
+        "the new title's words are searchable"
+    );
 }
 
 #[test]
