@@ -613,7 +613,7 @@ fn group_papers<'r>(files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
         .par_iter()
         .flat_map_iter(|records| group_records(records, files).into_iter())
         .collect();
-    groups.sort_unstable_by_key(|g| (g.copies[0].file, g.copies[0].record));
+    groups.par_sort_unstable_by_key(|g| (g.copies[0].file, g.copies[0].record));
     groups
 }
 

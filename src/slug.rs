@@ -102,17 +102,22 @@ fn merge_renamed(names: &[String], base_order: Vec<usize>, renamed: &[usize]) ->
     }
     let mut moved: Vec<usize> = renamed.to_vec();
     moved.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
-    let is_moved: HashSet<usize> = moved.iter().copied().collect();
-    let mut order = Vec::with_capacity(base_order.len());
-    let mut moved = moved.into_iter().peekable();
-    for item in base_order.into_iter().filter(|i| !is_moved.contains(i)) {
-        while let Some(&m) = moved.peek().filter(|&&m| names[m] < names[item]) {
-            order.push(m);
-            moved.next();
-        }
-        order.push(item);
+    let mut is_moved = vec![false; names.len()];
+    for &m in &moved {
+        is_moved[m] = true;
     }
-    order.extend(moved);
+    let staying: Vec<usize> = base_order.into_iter().filter(|&i| !is_moved[i]).collect();
+    // Each moved item goes after the staying ones named before it, found by bisection:
+    // comparing every item's name would read every name.
+    let mut order = Vec::with_capacity(staying.len() + moved.len());
+    let mut from = 0;
+    for m in moved {
+        let at = from + staying[from..].partition_point(|&item| names[item] < names[m]);
+        order.extend_from_slice(&staying[from..at]);
+        order.push(m);
+        from = at;
+    }
+    order.extend_from_slice(&staying[from..]);
     order
 }
 
