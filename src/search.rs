@@ -695,6 +695,9 @@ impl SearchIndex {
         // does not add to the postings' peak.
         let slug_hashes = slug_hashes(ix);
         let doc_ids = doc_ids(&slug_hashes, authors);
+        // Freed here in a one-off build: only a long-running process keeps them, for the
+        // next build to patch these postings with.
+        let slug_hashes = terms_memo.is_enabled().then_some(slug_hashes);
         // A long-running process keeps every document's terms in the memo anyway: they
         // are found once, not once for each pass over the postings (each time hashing
         // every field, abstracts included: half the stage's time in a rebuild).
@@ -704,8 +707,8 @@ impl SearchIndex {
                 to_keep.placed(first, words);
             }
         };
-        let (flat, starts, changed) = match &all_terms {
-            Some(all) => memo.postings_of(all, &doc_ids, &slug_hashes),
+        let (flat, starts, changed) = match (&all_terms, &slug_hashes) {
+            (Some(all), Some(hashes)) => memo.postings_of(all, &doc_ids, hashes),
             _ => {
                 let scratch = graph.texts.scratch_file();
                 let made = earlier.is_some().then_some(&made);
@@ -726,7 +729,7 @@ impl SearchIndex {
         let mut index =
             SearchIndex::from_postings(ix, &doc_ids, (Arc::clone(&flat), &starts), &numbers);
         index.patched = changed;
-        if let Some(terms) = all_terms {
+        if let (Some(terms), Some(slug_hashes)) = (all_terms, slug_hashes) {
             *lock(&memo.last) = Some(LastPostings {
                 ids: doc_ids,
                 slug_hashes,
