@@ -25,12 +25,13 @@ pub(super) fn index_reads(ix: &SiteIndex) -> Reads<'static> {
     Reads::whole_site()
 }
 
-/// A letter's page lists its authors (with their numbers of papers) and links to the
-/// other letters.
+/// A letter's page lists its authors (with their numbers of papers), its number of
+/// authors and pages, and links to the other letters (without their numbers).
 pub(super) fn letter_reads(ix: &SiteIndex, i: usize, page: usize) -> Reads<'static> {
     Reads {
         author_lists: ix.letter_page(i, page).to_vec(),
-        author_letters: true,
+        letter_names: true,
+        letter: Some(i),
         ..Reads::default()
     }
 }
@@ -55,7 +56,7 @@ impl OutputBuilder<'_> {
                     PageData::Authors {
                         letters: Vec::new(),
                         author_count,
-                        letter_pages: self.letter_links(None, linker),
+                        letter_pages: self.letter_links(linker),
                     }
                 } else {
                     PageData::Authors {
@@ -94,22 +95,23 @@ impl OutputBuilder<'_> {
         }
     }
 
-    /// Links to every letter's page; `current` is the letter shown, if any.
-    fn letter_links(&self, current: Option<&str>, linker: &Linker) -> Vec<LetterLink> {
-        self.v
-            .author_letters()
-            .map(|(letter, count)| LetterLink {
-                letter: letter.to_string(),
-                href: linker.href(&letter_path(letter)),
-                count,
-                current: current == Some(letter),
-            })
+    /// Links to every letter's page with its number of authors, for the authors index.
+    fn letter_links(&self, linker: &Linker) -> Vec<LetterLink> {
+        (self.v.author_letters())
+            .map(|(letter, count)| letter_link(letter, Some(count), false, linker))
+            .collect()
+    }
+
+    /// Links to every letter's page, on the page of letter `current`.
+    fn other_letter_links(&self, current: &str, linker: &Linker) -> Vec<LetterLink> {
+        (self.v.letter_names())
+            .map(|letter| letter_link(letter, None, letter == current, linker))
             .collect()
     }
 
     /// Page `page` of the authors of letter `i`, when the authors index is split.
     pub(super) fn letter_page(&self, i: usize, page: usize) -> PageContext {
-        let (letter, count) = self.v.author_letters().nth(i).unwrap_or_default();
+        let (letter, count) = self.v.letter(i);
         let base = letter_path(letter);
         let total = self.v.letter_page_count(i);
         let title = match (letter, page) {
@@ -129,7 +131,7 @@ impl OutputBuilder<'_> {
                     .iter()
                     .map(|&id| self.author_count(id, linker))
                     .collect(),
-                letter_pages: self.letter_links(Some(letter), linker),
+                letter_pages: self.other_letter_links(letter, linker),
                 pagination: pagination(&base, total, page, true, linker),
             }
         })
@@ -178,7 +180,7 @@ impl OutputBuilder<'_> {
             }
             let mut subjects: Vec<SubjectLink> = subject_counts
                 .into_iter()
-                .map(|(code, n)| self.subject_link(code, n, linker))
+                .map(|(code, n)| self.subject_link(code, Some(n), linker))
                 .collect();
             subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
             let all_coauthors = self.v.coauthors(id);
@@ -245,5 +247,15 @@ impl OutputBuilder<'_> {
             .push(self.feed_link(&FeedKind::Author(id), &linker));
         meta.jsonld = Some(self.profile_jsonld(id));
         context
+    }
+}
+
+/// A link to the page of `letter`, with its number of authors if given.
+fn letter_link(letter: &str, count: Option<usize>, current: bool, linker: &Linker) -> LetterLink {
+    LetterLink {
+        letter: letter.to_string(),
+        href: linker.href(&letter_path(letter)),
+        count,
+        current,
     }
 }

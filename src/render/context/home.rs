@@ -48,7 +48,7 @@ impl OutputBuilder<'_> {
             let mut subjects: Vec<SubjectLink> = self
                 .v
                 .subject_counts()
-                .map(|(code, count)| self.subject_link(code, count, linker))
+                .map(|(code, count)| self.subject_link(code, Some(count), linker))
                 .collect();
             subjects.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.code.cmp(&b.code)));
             subjects.truncate(12);

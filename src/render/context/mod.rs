@@ -500,7 +500,7 @@ impl OutputBuilder<'_> {
         }
     }
 
-    fn subject_link(&self, code: &str, count: usize, linker: &Linker) -> SubjectLink {
+    fn subject_link(&self, code: &str, count: Option<usize>, linker: &Linker) -> SubjectLink {
         SubjectLink {
             code: code.to_string(),
             name: subject_name(code),
@@ -720,8 +720,9 @@ pub struct SubjectLink {
     pub name: String,
     /// Link to the subject's page.
     pub href: String,
-    /// Number of papers.
-    pub count: usize,
+    /// Number of papers (of the author's, on an author's page); none on a paper's page,
+    /// which a new paper of the subject would otherwise change.
+    pub count: Option<usize>,
 }
 
 /// Links between the pages of a long list.
@@ -769,8 +770,9 @@ pub struct LetterLink {
     pub letter: String,
     /// Link to its page.
     pub href: String,
-    /// Number of authors.
-    pub count: usize,
+    /// Number of authors, on the authors index (a letter's page shows only its own:
+    /// with the others' numbers, a new author would change every letter's pages).
+    pub count: Option<usize>,
     /// Whether it is the page shown.
     pub current: bool,
 }
@@ -802,15 +804,16 @@ pub struct SubjectGroup {
     pub subjects: Vec<SubjectLink>,
 }
 
-/// A year in the years index.
+/// A year in the years index, or before or after the one a year's page shows.
 #[derive(Debug, Clone, Serialize)]
 pub struct YearLink {
     /// The year.
     pub year: u16,
     /// Link to the year's page.
     pub href: String,
-    /// Number of papers.
-    pub count: usize,
+    /// Number of papers, in the years index (none before and after a year's page: a new
+    /// paper of a year would change the pages of the years beside it).
+    pub count: Option<usize>,
 }
 
 /// An author's other papers, on a paper page.

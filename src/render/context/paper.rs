@@ -14,13 +14,12 @@ use crate::text_store::Text;
 /// How many characters of the abstract a paper page's `description` keeps at most.
 const DESCRIPTION_CHARS: usize = 200;
 
-/// A paper's page shows the paper (with its authors), the number of papers of each of
-/// its subjects, and the papers near it in each author's list.
+/// A paper's page shows the paper (with its authors and subjects) and the papers near
+/// it in each author's list.
 pub(super) fn reads<'k>(ix: &'k SiteIndex<'k>, id: PaperId) -> Reads<'k> {
     let paper = &ix.graph.papers[id];
     Reads {
         papers: vec![id],
-        subject_counts: paper.subjects.iter().map(String::as_str).collect(),
         nearby: paper
             .authors
             .iter()
@@ -52,7 +51,7 @@ impl OutputBuilder<'_> {
                 subjects: paper
                     .subjects
                     .iter()
-                    .map(|code| self.subject_link(code, self.v.subject_count(code), linker))
+                    .map(|code| self.subject_link(code, None, linker))
                     .collect(),
                 abstract_html: abstract_html(
                     &paper.title,

@@ -75,15 +75,19 @@ pub struct Reads<'a> {
     pub year_pages: Vec<(u16, usize)>,
     /// The newest papers of the site, as items: this many.
     pub newest: usize,
-    /// Numbers of papers of these subjects.
-    pub subject_counts: Vec<&'a str>,
     /// Every subject with its number of papers.
     pub all_subject_counts: bool,
     /// Every year with its number of papers.
     pub all_year_counts: bool,
     /// Every letter of the authors index with its number of authors.
     pub author_letters: bool,
-    /// The years before and after this one, with their numbers of papers.
+    /// Every letter of the authors index, without its number of authors: a new author
+    /// changes one letter's number, not which letters there are.
+    pub letter_names: bool,
+    /// Letter `i` of the authors index with its number of authors (and so of pages).
+    pub letter: Option<usize>,
+    /// The years before and after this one that have papers (not their numbers of
+    /// papers, which a new paper changes).
     pub adjacent_years: Option<u16>,
     /// The papers near a paper in an author's list ([`nearby_papers`], as items), and
     /// whether the list has more: `(author, paper, how many)`.
@@ -240,9 +244,6 @@ impl Entities {
             items(&self.paper_items, &mut h, page_of(list, page));
         }
         items(&self.paper_items, &mut h, newest(ix, reads.newest));
-        for code in &reads.subject_counts {
-            h.str(code).u64(ix.subject_papers(code).len() as u64);
-        }
         if reads.all_subject_counts {
             for (code, papers) in &ix.subjects {
                 h.str(code).u64(papers.len() as u64);
@@ -258,12 +259,19 @@ impl Entities {
                 h.str(&letter.letter).u64(letter.authors.len() as u64);
             }
         }
+        if reads.letter_names {
+            for letter in &ix.author_letters {
+                h.str(&letter.letter);
+            }
+        }
+        if let Some(i) = reads.letter {
+            let letter = &ix.author_letters[i];
+            h.str(&letter.letter).u64(letter.authors.len() as u64);
+        }
         if let Some(year) = reads.adjacent_years {
             let (previous, next) = adjacent_years(ix, year);
-            for (y, count) in previous.into_iter().chain(next) {
-                h.u64(u64::from(y)).u64(count as u64);
-            }
-            h.u64(u64::from(previous.is_some()));
+            h.u64(previous.map_or(0, |y| u64::from(y) + 1));
+            h.u64(next.map_or(0, |y| u64::from(y) + 1));
         }
         for &(a, p, n) in &reads.nearby {
             let (nearby, more) = nearby_in_list(ix, a, p, n);
@@ -350,13 +358,10 @@ fn newest<'i>(ix: &'i SiteIndex, n: usize) -> &'i [PaperId] {
     &ix.newest[..ix.newest.len().min(n)]
 }
 
-/// The years before and after `year` that have papers, with their numbers of papers.
-type AdjacentYears = (Option<(u16, usize)>, Option<(u16, usize)>);
-
-fn adjacent_years(ix: &SiteIndex, year: u16) -> AdjacentYears {
-    let count = |(&y, list): (&u16, &Vec<PaperId>)| (y, list.len());
-    let previous = ix.years.range(..year).next_back().map(count);
-    let next = ix.years.range(year + 1..).next().map(count);
+/// The years before and after `year` that have papers.
+fn adjacent_years(ix: &SiteIndex, year: u16) -> (Option<u16>, Option<u16>) {
+    let previous = ix.years.range(..year).next_back().map(|(&y, _)| y);
+    let next = ix.years.range(year + 1..).next().map(|(&y, _)| y);
     (previous, next)
 }
 
@@ -585,17 +590,6 @@ impl<'a> View<'a> {
         newest(self.ix, n)
     }
 
-    /// The number of papers of subject `code`.
-    pub fn subject_count(&self, code: &str) -> usize {
-        debug_assert!(
-            self.reads.whole_site
-                || self.reads.all_subject_counts
-                || self.reads.subject_counts.contains(&code),
-            "the count of subject {code} was not declared"
-        );
-        self.ix.subject_papers(code).len()
-    }
-
     /// Every subject with its number of papers, by code.
     pub fn subject_counts(&self) -> impl Iterator<Item = (&'a str, usize)> {
         debug_assert!(self.reads.whole_site || self.reads.all_subject_counts);
@@ -625,10 +619,29 @@ impl<'a> View<'a> {
         letters.iter().map(|l| (l.letter.as_str(), l.authors.len()))
     }
 
+    /// Every letter of the authors index.
+    pub fn letter_names(&self) -> impl Iterator<Item = &'a str> {
+        debug_assert!(
+            self.reads.whole_site || self.reads.author_letters || self.reads.letter_names
+        );
+        self.ix.author_letters.iter().map(|l| l.letter.as_str())
+    }
+
+    /// Letter `i` of the authors index with its number of authors.
+    pub fn letter(&self, i: usize) -> (&'a str, usize) {
+        debug_assert!(self.has_letter(i), "letter {i} was not declared");
+        let letter = &self.ix.author_letters[i];
+        (letter.letter.as_str(), letter.authors.len())
+    }
+
     /// How many pages letter `i` of the authors index takes.
     pub fn letter_page_count(&self, i: usize) -> usize {
-        debug_assert!(self.reads.whole_site || self.reads.author_letters);
+        debug_assert!(self.has_letter(i), "letter {i} was not declared");
         self.ix.letter_page_count(i)
+    }
+
+    fn has_letter(&self, i: usize) -> bool {
+        self.reads.whole_site || self.reads.author_letters || self.reads.letter == Some(i)
     }
 
     /// The authors on page `page` of letter `i` of the index.
@@ -638,8 +651,8 @@ impl<'a> View<'a> {
         page
     }
 
-    /// The years before and after `year` that have papers, with their numbers of papers.
-    pub fn adjacent_years(&self, year: u16) -> AdjacentYears {
+    /// The years before and after `year` that have papers.
+    pub fn adjacent_years(&self, year: u16) -> (Option<u16>, Option<u16>) {
         debug_assert!(self.reads.whole_site || self.reads.adjacent_years == Some(year));
         adjacent_years(self.ix, year)
     }
@@ -893,6 +906,73 @@ mod tests {
             assert!(was.1 != is.1, "{second} shows the new author");
             assert!(was.0 != is.0, "{second} has a new fingerprint");
             assert!(!before.contains_key(&format!("{list}page/3/index.html")));
+        }
+    }
+
+    /// A new paper changes its subject's and year's numbers of papers, which the pages
+    /// of the subject's other papers and of the years beside it do not show: they keep
+    /// their fingerprints.
+    #[test]
+    fn a_new_paper_leaves_the_pages_of_its_subject_and_the_years_beside_it() {
+        let mut after = base();
+        after.files.push((
+            "zz.txt",
+            "Zoe Li",
+            vec![(2023, "A Wholly New Paper", "New.", "cs.DC")],
+        ));
+        let (before, after) = (outputs(&base()), outputs(&after));
+        for kept in [
+            "papers/shared-engines-2024/index.html",
+            "papers/early-work-2021/index.html",
+            "years/2024/index.html",
+            "years/2022/index.html",
+        ] {
+            assert!(before[kept] == after[kept], "{kept} is the same");
+        }
+        for changed in ["years/2023/index.html", "subjects/cs.DC/index.html"] {
+            assert!(before[changed].0 != after[changed].0, "{changed} changes");
+        }
+    }
+
+    /// A new author changes their letter's number of authors, which the other letters'
+    /// pages do not show (the authors index does).
+    #[test]
+    fn a_new_author_leaves_the_pages_of_the_other_letters() {
+        let names: Vec<&'static str> = (0..=crate::plan::AUTHORS_ON_ONE_PAGE)
+            .map(|i| {
+                let family = ["Baker", "Lee", "Moss"][i % 3];
+                &*Box::leak(format!("Person{i} {family}").into_boxed_str())
+            })
+            .collect();
+        let files: Vec<_> = names
+            .iter()
+            .map(|&name| {
+                let file = &*Box::leak(format!("{name}.txt").into_boxed_str());
+                (file, name, vec![(2020, name, "Text.", "cs.DC")])
+            })
+            .collect();
+        let mut before = base();
+        before.files = files;
+        let mut after = before.clone();
+        after.files.push((
+            "zz.txt",
+            "Zoe Lee",
+            vec![(2021, "Zoe's Paper", "New.", "cs.DC")],
+        ));
+        let (before, after) = (outputs(&before), outputs(&after));
+        assert!(
+            before.contains_key("authors/_l/index.html"),
+            "the index is split"
+        );
+        for kept in ["authors/_b/index.html", "authors/_m/index.html"] {
+            assert!(before[kept] == after[kept], "{kept} is the same");
+        }
+        for changed in ["authors/_l/index.html", "authors/index.html"] {
+            assert!(
+                before[changed].1 != after[changed].1,
+                "{changed} shows the new count"
+            );
+            assert!(before[changed].0 != after[changed].0, "{changed} changes");
         }
     }
 

@@ -38,7 +38,7 @@ impl OutputBuilder<'_> {
                 let mut groups: BTreeMap<String, Vec<SubjectLink>> = BTreeMap::new();
                 for (code, count) in self.v.subject_counts() {
                     let group = category_group(code).unwrap_or("Other").to_string();
-                    let link = self.subject_link(code, count, linker);
+                    let link = self.subject_link(code, Some(count), linker);
                     groups.entry(group).or_default().push(link);
                 }
                 let mut groups: Vec<SubjectGroup> = groups

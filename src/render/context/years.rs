@@ -36,7 +36,7 @@ impl OutputBuilder<'_> {
                     .map(|(year, count)| YearLink {
                         year,
                         href: linker.href(&year_path(year)),
-                        count,
+                        count: Some(count),
                     })
                     .collect(),
             },
@@ -56,10 +56,10 @@ impl OutputBuilder<'_> {
             title,
             format!("{paper_count} papers from {year}"),
             |linker| {
-                let link = |(y, count): (u16, usize)| YearLink {
+                let link = |y: u16| YearLink {
                     year: y,
                     href: linker.href(&year_path(y)),
-                    count,
+                    count: None,
                 };
                 let (previous, next) = self.v.adjacent_years(year);
                 let pages = page_count(paper_count);
