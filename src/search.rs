@@ -695,21 +695,20 @@ impl SearchIndex {
         // does not add to the postings' peak.
         let slug_hashes = slug_hashes(ix);
         let doc_ids = doc_ids(&slug_hashes, authors);
-        // Freed here in a one-off build: only a long-running process keeps them, for the
-        // next build to patch these postings with.
-        let slug_hashes = terms_memo.is_enabled().then_some(slug_hashes);
-        // A long-running process keeps every document's terms in the memo anyway: they
-        // are found once, not once for each pass over the postings (each time hashing
-        // every field, abstracts included: half the stage's time in a rebuild).
-        let all_terms = terms_memo.is_enabled().then(|| doc_terms(0..doc_count));
+        // What a long-running process keeps for the next build to patch these postings
+        // with: every document's terms (it keeps them in the memo anyway, and they are
+        // found once, not once for each pass over the postings, each time hashing every
+        // field, abstracts included: half the stage's time in a rebuild) and slug hashes.
+        // A one-off build frees the hashes here.
+        let for_patch = (terms_memo.is_enabled()).then(|| (doc_terms(0..doc_count), slug_hashes));
         let mut keep_placed = |first: usize, words: &[u32]| {
             if let Some(to_keep) = &to_keep {
                 to_keep.placed(first, words);
             }
         };
-        let (flat, starts, changed) = match (&all_terms, &slug_hashes) {
-            (Some(all), Some(hashes)) => memo.postings_of(all, &doc_ids, hashes),
-            _ => {
+        let (flat, starts, changed) = match &for_patch {
+            Some((all, hashes)) => memo.postings_of(all, &doc_ids, hashes),
+            None => {
                 let scratch = graph.texts.scratch_file();
                 let made = earlier.is_some().then_some(&made);
                 let between = BetweenPasses::Keep { scratch, made };
@@ -729,7 +728,7 @@ impl SearchIndex {
         let mut index =
             SearchIndex::from_postings(ix, &doc_ids, (Arc::clone(&flat), &starts), &numbers);
         index.patched = changed;
-        if let (Some(terms), Some(slug_hashes)) = (all_terms, slug_hashes) {
+        if let Some((terms, slug_hashes)) = for_patch {
             *lock(&memo.last) = Some(LastPostings {
                 ids: doc_ids,
                 slug_hashes,
