@@ -214,25 +214,16 @@ impl OutputBuilder<'_> {
     }
 
     pub(super) fn sitemap(&self, part: Option<usize>) -> SitemapContext {
-        let ix = self.v.whole_site();
-        let paths = &ix.sitemap_paths;
-        match part {
-            Some(n) => SitemapContext {
-                urls: (ix.sitemap_parts.get(n).into_iter().flatten())
-                    .map(|&i| ix.public_url(&paths[i as usize]))
-                    .collect(),
-                sitemaps: Vec::new(),
-            },
-            None if ix.sitemap_parts.is_empty() => SitemapContext {
-                urls: paths.iter().map(|p| ix.public_url(p)).collect(),
-                sitemaps: Vec::new(),
-            },
-            None => SitemapContext {
-                urls: Vec::new(),
-                sitemaps: (0..ix.sitemap_parts.len())
-                    .map(|n| ix.public_url(&sitemap_part_path(n)))
-                    .collect(),
-            },
+        let (pages, parts) = self.v.sitemap_pages(part);
+        let sitemaps = match part {
+            None if parts > 0 => (0..parts)
+                .map(|n| self.v.public_url(&sitemap_part_path(n)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        SitemapContext {
+            urls: pages.iter().map(|p| self.v.public_url(p)).collect(),
+            sitemaps,
         }
     }
 

@@ -158,9 +158,15 @@ impl<'a> OutputMaker<'a> {
         match kind {
             OutputKind::Page(page) => page_reads(ix, page),
             OutputKind::Feed(feed) => feeds::reads(ix, feed),
-            OutputKind::Sitemap
-            | OutputKind::SitemapPart(_)
-            | OutputKind::AuthorsData
+            OutputKind::Sitemap => Reads {
+                sitemap: Some(None),
+                ..Reads::default()
+            },
+            OutputKind::SitemapPart(n) => Reads {
+                sitemap: Some(Some(*n)),
+                ..Reads::default()
+            },
+            OutputKind::AuthorsData
             | OutputKind::PapersData
             | OutputKind::SearchIndex(_)
             | OutputKind::RedirectsList => Reads::whole_site(),

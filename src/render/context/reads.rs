@@ -92,6 +92,10 @@ pub struct Reads<'a> {
     /// The papers near a paper in an author's list ([`nearby_papers`], as items), and
     /// whether the list has more: `(author, paper, how many)`.
     pub nearby: Vec<(AuthorId, PaperId, usize)>,
+    /// The sitemap's pages: the paths of those in part `n` (`Some(n)`), or (`None`)
+    /// how many parts there are, or every page's path when there are none. A new page
+    /// changes one part, not the others.
+    pub sitemap: Option<Option<usize>>,
 }
 
 impl Reads<'_> {
@@ -278,6 +282,18 @@ impl Entities {
             h.u64(self.author_cards[a]).u64(u64::from(more));
             items(&self.paper_items, &mut h, &nearby);
         }
+        match reads.sitemap {
+            Some(Some(part)) => sitemap_part(&mut h, ix, part),
+            Some(None) if ix.sitemap_parts.is_empty() => {
+                for path in &ix.sitemap_paths {
+                    h.str(path);
+                }
+            }
+            Some(None) => {
+                h.u64(ix.sitemap_parts.len() as u64);
+            }
+            None => {}
+        }
         h.finish()
     }
 }
@@ -343,6 +359,15 @@ fn site_hash(ix: &SiteIndex) -> u64 {
             .str(&page.body_html);
     }
     site.finish()
+}
+
+/// Hash of the paths of the pages in part `part` of the sitemap.
+fn sitemap_part(h: &mut Fingerprint, ix: &SiteIndex, part: usize) {
+    let pages = ix.sitemap_parts.get(part).map_or(&[][..], Vec::as_slice);
+    h.u64(pages.len() as u64);
+    for &i in pages {
+        h.str(&ix.sitemap_paths[i as usize]);
+    }
 }
 
 /// Hash of a list of papers as list items.
@@ -657,6 +682,25 @@ impl<'a> View<'a> {
         adjacent_years(self.ix, year)
     }
 
+    /// The site paths of the pages in part `part` of the sitemap, or (`None`) of every
+    /// page when the sitemap has no parts; and how many parts it has.
+    pub fn sitemap_pages(&self, part: Option<usize>) -> (Vec<&'a str>, usize) {
+        debug_assert!(
+            self.reads.whole_site || self.reads.sitemap == Some(part),
+            "the sitemap's part {part:?} was not declared"
+        );
+        let ix = self.ix;
+        let parts = ix.sitemap_parts.len();
+        let pages = match part {
+            Some(n) => (ix.sitemap_parts.get(n).into_iter().flatten())
+                .map(|&i| ix.sitemap_paths[i as usize].as_str())
+                .collect(),
+            None if parts == 0 => ix.sitemap_paths.iter().map(String::as_str).collect(),
+            None => Vec::new(),
+        };
+        (pages, parts)
+    }
+
     /// Up to `n` papers near `paper` in `author`'s list, and whether the list has more.
     pub fn nearby(&self, author: AuthorId, paper: PaperId, n: usize) -> (Vec<PaperId>, bool) {
         debug_assert!(
@@ -827,6 +871,14 @@ mod tests {
 
     /// Every output's fingerprint and context (as JSON, or bytes as a string), by path.
     fn outputs(sources: &Sources) -> BTreeMap<String, (u64, serde_json::Value)> {
+        outputs_with(sources, |_| {})
+    }
+
+    /// [`outputs`] of the plan as `adjust` leaves it.
+    fn outputs_with(
+        sources: &Sources,
+        adjust: impl FnOnce(&mut SitePlan),
+    ) -> BTreeMap<String, (u64, serde_json::Value)> {
         let files: Vec<_> = sources
             .files
             .iter()
@@ -850,7 +902,7 @@ mod tests {
             .map(|(slug, text)| parse_page(Path::new(slug), slug, text).unwrap())
             .collect();
         let memo = PlanMemo::default();
-        let plan: SitePlan = plan_site(&PlanInput {
+        let mut plan: SitePlan = plan_site(&PlanInput {
             graph: &graph,
             config: &config,
             bios: &bios,
@@ -859,6 +911,7 @@ mod tests {
             history: &Default::default(),
             earlier_texts: None,
         });
+        adjust(&mut plan);
         let render_memo = RenderMemo::default();
         let maker = OutputMaker::new(&plan.index, &render_memo);
         let templates = TemplateHashes::default();
@@ -974,6 +1027,71 @@ mod tests {
             );
             assert!(before[changed].0 != after[changed].0, "{changed} changes");
         }
+    }
+
+    /// In a sitemap split into parts (as a site of more than 50,000 pages has, here of
+    /// four pages a part), a new author's and paper's pages change the parts they fall
+    /// in, and the other parts keep their fingerprints.
+    #[test]
+    fn new_pages_change_only_their_parts_of_the_sitemap() {
+        let in_parts = |plan: &mut SitePlan| {
+            let paths = &plan.index.sitemap_paths;
+            plan.index.sitemap_parts = crate::plan::parts::hash_parts(paths.iter(), 4);
+            let parts = plan.index.sitemap_parts.len();
+            plan.outputs
+                .extend((0..parts).map(|n| crate::plan::PlannedOutput {
+                    path: crate::plan::sitemap_part_path(n),
+                    template: Some("sitemap.xml"),
+                    kind: crate::plan::OutputKind::SitemapPart(n),
+                }));
+        };
+        let mut after = base();
+        after.files.push((
+            "zz.txt",
+            "Zoe Li",
+            vec![(2023, "A Wholly New Paper", "New.", "cs.DC")],
+        ));
+        let (before, after) = (
+            outputs_with(&base(), in_parts),
+            outputs_with(&after, in_parts),
+        );
+        let parts = |outputs: &BTreeMap<String, (u64, serde_json::Value)>| -> Vec<String> {
+            (outputs.keys())
+                .filter(|p| p.starts_with("sitemaps/"))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(parts(&before), parts(&after), "as many parts");
+        assert!(parts(&before).len() >= 4, "{:?}", parts(&before));
+        let (mut kept, mut changed) = (0, 0);
+        for part in parts(&before) {
+            let (was, is) = (&before[&part], &after[&part]);
+            let shown = |v: &serde_json::Value| v["urls"].to_string();
+            let new_pages = shown(&is.1).contains("zoe-li") || shown(&is.1).contains("wholly");
+            assert_eq!(
+                was.1 != is.1,
+                new_pages,
+                "{part} changes with its pages only"
+            );
+            assert_eq!(
+                was.0 != is.0,
+                new_pages,
+                "{part}'s fingerprint follows its pages"
+            );
+            if new_pages {
+                changed += 1;
+            } else {
+                kept += 1;
+            }
+        }
+        assert!(
+            changed > 0 && kept > 0,
+            "{changed} parts changed, {kept} kept"
+        );
+        assert!(
+            before["sitemap.xml"] == after["sitemap.xml"],
+            "the index of the parts"
+        );
     }
 
     /// Changes of every kind a builder could read.
