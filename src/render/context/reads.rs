@@ -869,6 +869,15 @@ mod tests {
         }
     }
 
+    /// `sources` with one more record file: `(file name, author, records)`.
+    fn with_file(
+        mut sources: Sources,
+        file: (&'static str, &'static str, Vec<TestRecord>),
+    ) -> Sources {
+        sources.files.push(file);
+        sources
+    }
+
     /// Every output's fingerprint and context (as JSON, or bytes as a string), by path.
     fn outputs(sources: &Sources) -> BTreeMap<String, (u64, serde_json::Value)> {
         outputs_with(sources, |_| {})
@@ -942,14 +951,18 @@ mod tests {
             .iter()
             .map(|t| (2020, *t, "Text.", "cs.DC"))
             .collect();
-        let mut before = base();
-        before.files = vec![("ada.txt", "Ada Lovelace", records)];
-        let mut after = before.clone();
-        after.files.push((
-            "bo.txt",
-            "Bo Chen",
-            vec![(2020, "Paper 400", "Text.", "cs.DC")],
-        ));
+        let before = Sources {
+            files: vec![("ada.txt", "Ada Lovelace", records)],
+            ..base()
+        };
+        let after = with_file(
+            before.clone(),
+            (
+                "bo.txt",
+                "Bo Chen",
+                vec![(2020, "Paper 400", "Text.", "cs.DC")],
+            ),
+        );
         let (before, after) = (outputs(&before), outputs(&after));
         for list in ["years/2020/", "subjects/cs.DC/"] {
             let first = format!("{list}index.html");
@@ -967,12 +980,14 @@ mod tests {
     /// their fingerprints.
     #[test]
     fn a_new_paper_leaves_the_pages_of_its_subject_and_the_years_beside_it() {
-        let mut after = base();
-        after.files.push((
-            "zz.txt",
-            "Zoe Li",
-            vec![(2023, "A Wholly New Paper", "New.", "cs.DC")],
-        ));
+        let after = with_file(
+            base(),
+            (
+                "zz.txt",
+                "Zoe Li",
+                vec![(2023, "A Wholly New Paper", "New.", "cs.DC")],
+            ),
+        );
         let (before, after) = (outputs(&base()), outputs(&after));
         for kept in [
             "papers/shared-engines-2024/index.html",
@@ -1004,14 +1019,15 @@ mod tests {
                 (file, name, vec![(2020, name, "Text.", "cs.DC")])
             })
             .collect();
-        let mut before = base();
-        before.files = files;
-        let mut after = before.clone();
-        after.files.push((
-            "zz.txt",
-            "Zoe Lee",
-            vec![(2021, "Zoe's Paper", "New.", "cs.DC")],
-        ));
+        let before = Sources { files, ..base() };
+        let after = with_file(
+            before.clone(),
+            (
+                "zz.txt",
+                "Zoe Lee",
+                vec![(2021, "Zoe's Paper", "New.", "cs.DC")],
+            ),
+        );
         let (before, after) = (outputs(&before), outputs(&after));
         assert!(
             before.contains_key("authors/_l/index.html"),
@@ -1045,12 +1061,14 @@ mod tests {
                     kind: crate::plan::OutputKind::SitemapPart(n),
                 }));
         };
-        let mut after = base();
-        after.files.push((
-            "zz.txt",
-            "Zoe Li",
-            vec![(2023, "A Wholly New Paper", "New.", "cs.DC")],
-        ));
+        let after = with_file(
+            base(),
+            (
+                "zz.txt",
+                "Zoe Li",
+                vec![(2023, "A Wholly New Paper", "New.", "cs.DC")],
+            ),
+        );
         let (before, after) = (
             outputs_with(&base(), in_parts),
             outputs_with(&after, in_parts),
