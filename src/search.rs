@@ -18,7 +18,9 @@
 //!
 //! Terms are lowercase words of author names, titles, subjects and abstracts, both as
 //! written and transliterated to ASCII (`Łukasz` gives `łukasz` and `lukasz`), so either
-//! spelling finds it. Weights rank name and title matches first.
+//! spelling finds it. Weights rank name and title matches first. English stop words
+//! ([`STOP_WORDS`]) are left out of titles, subjects and abstracts, not of names; the
+//! list is in `meta.json`, and a query leaves them out too unless it has no other word.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -52,6 +54,30 @@ pub const MAX_SHARD_BYTES: usize = 300_000;
 /// Abstract-only terms found in more than this share of the papers are left out (they
 /// are like stop words and would make the index heavy).
 const COMMON_TERM_SHARE: f64 = 0.2;
+
+/// Words left out of a title, subject or abstract (not of a name: "An", "Will"): the
+/// English stop words of Lucene's `EnglishAnalyzer`, sorted. In most titles, they made
+/// the largest term files of a large site (4.6–5 MB each for "and", "the", "of", "in" at
+/// 500,000 papers), which nearly every new paper changed and a reader typing "the"
+/// loaded whole.
+pub const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+];
+
+/// Whether `word` (lowercase) is one of the [`STOP_WORDS`].
+fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// A field of a document: its text, the weight of a match in it, and whether it is
+/// prose (a title, subject or abstract), whose stop words are left out.
+type Field<'a> = (&'a str, u32, bool);
+/// A name: every word is a term.
+const NAME: bool = false;
+/// Prose: stop words are left out.
+const PROSE: bool = true;
 
 /// Weight of a match in an author's name or a paper's title.
 pub const WEIGHT_TITLE: u32 = 10;
@@ -240,7 +266,7 @@ impl TermTable {
 /// and, when different, transliterated to ASCII; each once, sorted.
 #[cfg(test)]
 fn terms(text: &str) -> Vec<String> {
-    let mut terms: Vec<String> = weighted(&[(text, 0)])
+    let mut terms: Vec<String> = weighted(&[(text, 0, NAME)])
         .iter()
         .map(|(term, _)| term.to_string())
         .collect();
@@ -575,8 +601,8 @@ fn place_in_slots(slug_hashes: &[u64], base: usize, space: usize, ids: &mut Vec<
 }
 
 /// An author's searchable fields, weighted: the displayed name.
-fn author_fields<'i>(ix: &'i SiteIndex, author: usize) -> [(&'i str, u32); 1] {
-    [(ix.profiles[author].name.as_str(), WEIGHT_TITLE)]
+fn author_fields<'i>(ix: &'i SiteIndex, author: usize) -> [Field<'i>; 1] {
+    [(ix.profiles[author].name.as_str(), WEIGHT_TITLE, NAME)]
 }
 
 /// The key document `doc` (authors first, then papers) keeps its terms under, in a
@@ -614,12 +640,12 @@ fn make_doc_terms(
         .map(|code| format!("{code} {}", subject_name(code)))
         .collect();
     let names = ix.paper_author_names(id).join(" ");
-    let mut fields: Vec<(&str, u32)> = vec![(&text.title_text, WEIGHT_TITLE)];
-    fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT)));
-    fields.push((&names, WEIGHT_TEXT));
+    let mut fields: Vec<Field> = vec![(&text.title_text, WEIGHT_TITLE, PROSE)];
+    fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT, PROSE)));
+    fields.push((&names, WEIGHT_TEXT, NAME));
     let abstract_text = text.abstract_text.as_ref().map(Text::load);
     if let Some(abstract_text) = &abstract_text {
-        fields.push((abstract_text, WEIGHT_TEXT));
+        fields.push((abstract_text, WEIGHT_TEXT, PROSE));
     }
     number_terms(&weighted(&fields), numbers)
 }
@@ -774,6 +800,7 @@ impl SearchIndex {
             "docs": doc_count,
             "chunk": IDS_PER_CHUNK,
             "shards": shards.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            "stop": STOP_WORDS,
         }))
         .unwrap_or_default();
         SearchIndex {
@@ -923,10 +950,10 @@ impl DocTerms {
 }
 
 /// Each term of the fields once, with the highest weight it has in them.
-fn weighted(fields: &[(&str, u32)]) -> DocTerms {
-    let mut text = String::with_capacity(fields.iter().map(|(f, _)| f.len() + 1).sum());
+fn weighted(fields: &[Field]) -> DocTerms {
+    let mut text = String::with_capacity(fields.iter().map(|(f, _, _)| f.len() + 1).sum());
     let mut spans: Vec<TermSpan> = Vec::new();
-    for &(field, weight) in fields {
+    for &(field, weight, prose) in fields {
         if !text.is_empty() {
             text.push(' ');
         }
@@ -934,6 +961,9 @@ fn weighted(fields: &[(&str, u32)]) -> DocTerms {
         push_searchable(&mut text, field);
         let base = text.as_ptr() as usize;
         words_of(&text[start..], |word| {
+            if prose && is_stop_word(word) {
+                return;
+            }
             let offset = word.as_ptr() as usize - base;
             spans.push(TermSpan {
                 hash: xxhash_rust::xxh3::xxh3_64(word.as_bytes()),
@@ -1765,6 +1795,40 @@ mod tests {
     }
 
     #[test]
+    fn stop_words_are_left_out_of_prose_and_kept_in_names() {
+        let doc = weighted(&[
+            (
+                "The Theory of Everything, and THE rest",
+                WEIGHT_TITLE,
+                PROSE,
+            ),
+            ("An Li and Will Smith", WEIGHT_TEXT, NAME),
+            ("It is in there: a theory", WEIGHT_TEXT, PROSE),
+        ]);
+        let mut found: Vec<(&str, u32)> = doc.iter().collect();
+        found.sort_unstable();
+        assert_eq!(
+            found,
+            [
+                ("an", WEIGHT_TEXT),
+                ("and", WEIGHT_TEXT),
+                ("everything", WEIGHT_TITLE),
+                ("li", WEIGHT_TEXT),
+                ("rest", WEIGHT_TITLE),
+                ("smith", WEIGHT_TEXT),
+                ("theory", WEIGHT_TITLE),
+                ("will", WEIGHT_TEXT),
+            ]
+        );
+        assert!(
+            STOP_WORDS.windows(2).all(|w| w[0] < w[1]),
+            "sorted, for bisection"
+        );
+        assert!(STOP_WORDS.iter().all(|w| is_stop_word(w)));
+        assert!(!is_stop_word("theory") && !is_stop_word("th"));
+    }
+
+    #[test]
     fn shard_keys_are_hex_of_the_first_characters() {
         assert_eq!(shard_key("megatron", 2), "6d65");
         assert_eq!(shard_key("megatron", 3), "6d6567");
@@ -1887,7 +1951,10 @@ mod tests {
                     4 => String::new(),
                     _ => format!("all mod{}", i % 3),
                 };
-                Arc::new(number_terms(&weighted(&[(&text, WEIGHT_TEXT)]), &numbers))
+                Arc::new(number_terms(
+                    &weighted(&[(&text, WEIGHT_TEXT, PROSE)]),
+                    &numbers,
+                ))
             })
             .collect();
         let chunks = [
@@ -1995,8 +2062,8 @@ mod tests {
 
     #[test]
     fn postings_keep_terms_with_the_same_hash_apart() {
-        let mut one = weighted(&[("alpha beta", WEIGHT_TITLE)]);
-        let mut two = weighted(&[("beta gamma", WEIGHT_TEXT)]);
+        let mut one = weighted(&[("alpha beta", WEIGHT_TITLE, PROSE)]);
+        let mut two = weighted(&[("beta gamma", WEIGHT_TEXT, PROSE)]);
         // Pretend every term hashes alike.
         for span in one.spans.iter_mut().chain(two.spans.iter_mut()) {
             span.hash = 7;
@@ -2014,7 +2081,7 @@ mod tests {
         assert_eq!(postings_of(&docs, &numbers.lock().unwrap()), expected);
 
         // A later build: the documents keep their numbers, a new one gets looked up.
-        let mut three = weighted(&[("delta alpha", WEIGHT_TEXT)]);
+        let mut three = weighted(&[("delta alpha", WEIGHT_TEXT, PROSE)]);
         three.spans.iter_mut().for_each(|span| span.hash = 7);
         let three = Arc::new(number_terms(&three, &numbers));
         let docs = [Arc::clone(&docs[1]), three, Arc::clone(&docs[0])];
@@ -2384,7 +2451,7 @@ mod tests {
         let doc = |memo: &SearchMemo, key: u64, text: &str| {
             memo.search_terms.get_or(
                 || key,
-                || number_terms(&weighted(&[(text, WEIGHT_TEXT)]), &memo.term_numbers),
+                || number_terms(&weighted(&[(text, WEIGHT_TEXT, PROSE)]), &memo.term_numbers),
             )
         };
         let words = |memo: &SearchMemo, doc: &NumberedTerms| -> Vec<String> {
@@ -2446,8 +2513,8 @@ mod tests {
     #[test]
     fn weights_keep_the_best_field() {
         let w = weighted(&[
-            ("Deep Nets", WEIGHT_TITLE),
-            ("deep learning nets", WEIGHT_TEXT),
+            ("Deep Nets", WEIGHT_TITLE, PROSE),
+            ("deep learning nets", WEIGHT_TEXT, PROSE),
         ]);
         let sorted = |terms: DocTerms| {
             let mut list: Vec<(String, u32)> =
@@ -2462,7 +2529,10 @@ mod tests {
             sorted(w),
             expect(&[("deep", 10), ("learning", 1), ("nets", 10)])
         );
-        let names = weighted(&[("ŁUKASZ", WEIGHT_TEXT), ("Łukasz Öz", WEIGHT_TITLE)]);
+        let names = weighted(&[
+            ("ŁUKASZ", WEIGHT_TEXT, NAME),
+            ("Łukasz Öz", WEIGHT_TITLE, NAME),
+        ]);
         assert_eq!(
             sorted(names),
             expect(&[("lukasz", 10), ("oz", 10), ("öz", 10), ("łukasz", 10)])

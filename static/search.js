@@ -76,6 +76,14 @@
       return scores;
     });
   }
+  // The query's words without the stop words the index leaves out of titles and
+  // abstracts (meta.json lists them), unless it has no other word.
+  function withoutStopWords(groups, stop) {
+    var kept = groups.filter(function (g) {
+      return !g.every(function (w) { return stop.indexOf(w) >= 0; });
+    });
+    return kept.length ? kept : groups;
+  }
   // A query: documents that match every word (either spelling), best first.
   function search(query) {
     var raw = query.trim();
@@ -83,6 +91,7 @@
     var groups = raw.split(/\s+/).map(words).filter(function (g) { return g.length; });
     if (!groups.length) return Promise.resolve({ total: 0, docs: [] });
     return meta().then(function (m) {
+      groups = withoutStopWords(groups, m.stop || []);
       return Promise.all(groups.map(function (spellings) {
         return Promise.all(spellings.map(function (w) { return matches(w, m.shards); }))
           .then(function (maps) {
