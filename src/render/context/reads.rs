@@ -282,17 +282,12 @@ impl Entities {
             h.u64(self.author_cards[a]).u64(u64::from(more));
             items(&self.paper_items, &mut h, &nearby);
         }
-        match reads.sitemap {
-            Some(Some(part)) => sitemap_part(&mut h, ix, part),
-            Some(None) if ix.sitemap_parts.is_empty() => {
-                for path in &ix.sitemap_paths {
-                    h.str(path);
-                }
+        if let Some(part) = reads.sitemap {
+            let (pages, parts) = sitemap_pages(ix, part);
+            h.u64(parts as u64).u64(pages.len() as u64);
+            for path in pages {
+                h.str(path);
             }
-            Some(None) => {
-                h.u64(ix.sitemap_parts.len() as u64);
-            }
-            None => {}
         }
         h.finish()
     }
@@ -361,13 +356,19 @@ fn site_hash(ix: &SiteIndex) -> u64 {
     site.finish()
 }
 
-/// Hash of the paths of the pages in part `part` of the sitemap.
-fn sitemap_part(h: &mut Fingerprint, ix: &SiteIndex, part: usize) {
-    let pages = ix.sitemap_parts.get(part).map_or(&[][..], Vec::as_slice);
-    h.u64(pages.len() as u64);
-    for &i in pages {
-        h.str(&ix.sitemap_paths[i as usize]);
-    }
+/// The site paths of the pages in part `part` of the sitemap, or (`None`) of every page
+/// when the sitemap has no parts (none for the index of its parts); and how many parts
+/// it has.
+fn sitemap_pages<'i>(ix: &'i SiteIndex, part: Option<usize>) -> (Vec<&'i str>, usize) {
+    let parts = ix.sitemap_parts.len();
+    let pages = match part {
+        Some(n) => (ix.sitemap_parts.get(n).into_iter().flatten())
+            .map(|&i| ix.sitemap_paths[i as usize].as_str())
+            .collect(),
+        None if parts == 0 => ix.sitemap_paths.iter().map(String::as_str).collect(),
+        None => Vec::new(),
+    };
+    (pages, parts)
 }
 
 /// Hash of a list of papers as list items.
@@ -689,16 +690,7 @@ impl<'a> View<'a> {
             self.reads.whole_site || self.reads.sitemap == Some(part),
             "the sitemap's part {part:?} was not declared"
         );
-        let ix = self.ix;
-        let parts = ix.sitemap_parts.len();
-        let pages = match part {
-            Some(n) => (ix.sitemap_parts.get(n).into_iter().flatten())
-                .map(|&i| ix.sitemap_paths[i as usize].as_str())
-                .collect(),
-            None if parts == 0 => ix.sitemap_paths.iter().map(String::as_str).collect(),
-            None => Vec::new(),
-        };
-        (pages, parts)
+        sitemap_pages(self.ix, part)
     }
 
     /// Up to `n` papers near `paper` in `author`'s list, and whether the list has more.
