@@ -1,7 +1,8 @@
 //! The static search index behind `/search/`.
 //!
 //! Split so that a query loads only what it needs and no file is large:
-//! * `search/meta.json`: the shard keys and the number of document chunks;
+//! * `search/meta.json`: the shard keys, the number of documents, the first paper's id
+//!   (authors' ids are below it) and the stop words;
 //! * `search/terms/<key>.json`: the terms starting with `key` (the hex of the UTF-8 of
 //!   their first character, or of more characters when one would make a file over
 //!   [`MAX_SHARD_BYTES`]; `<key>-` holds the terms that are exactly the split prefix),
@@ -20,7 +21,9 @@
 //! written and transliterated to ASCII (`Łukasz` gives `łukasz` and `lukasz`), so either
 //! spelling finds it. Weights rank name and title matches first. English stop words
 //! ([`STOP_WORDS`]) are left out of titles, subjects and abstracts, not of names; the
-//! list is in `meta.json`, and a query leaves them out too unless it has no other word.
+//! list is in `meta.json`. In a query with other words a stop word is asked only of
+//! authors, whose names hold every word: it ranks papers but does not filter them, as
+//! their titles and abstracts may hold it unindexed.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -799,6 +802,7 @@ impl SearchIndex {
             "version": 2,
             "docs": doc_count,
             "chunk": IDS_PER_CHUNK,
+            "papers_from": id_space(graph.authors.len()),
             "shards": shards.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
             "stop": STOP_WORDS,
         }))
@@ -2175,6 +2179,31 @@ mod tests {
             .map(|(bytes, fingerprint, path)| (path, bytes, fingerprint))
             .collect();
         (files, index.patched())
+    }
+
+    /// `meta.json`'s `papers_from` parts the documents by kind, as `search.js` reads it
+    /// to ask a query's stop words of authors only: every author's id is below it, and
+    /// no paper's.
+    #[test]
+    fn the_first_paper_id_is_above_every_author_id() {
+        let files = index_files(&["Qubits", "Gates", "Noise"], &mut KeptTerms::default());
+        let json_of = |path: &str| -> Value {
+            let (_, bytes) = files.iter().find(|(p, _)| p == path).expect(path);
+            serde_json::from_slice(bytes).unwrap()
+        };
+        let papers_from = json_of("search/meta.json")["papers_from"].as_u64().unwrap();
+        let docs = json_of("search/docs-0.json");
+        let kinds: Vec<(u64, &str)> = (docs.as_object().unwrap().iter())
+            .map(|(id, doc)| (id.parse().unwrap(), doc["k"].as_str().unwrap()))
+            .collect();
+        assert_eq!(kinds.len(), 5, "two authors and three papers: {kinds:?}");
+        for (id, kind) in kinds {
+            assert_eq!(
+                kind == "a",
+                id < papers_from,
+                "{kind} {id}, papers from {papers_from}"
+            );
+        }
     }
 
     /// Every search index file whose bytes change with the site gets another

@@ -76,42 +76,59 @@
       return scores;
     });
   }
-  // The query's words without the stop words the index leaves out of titles and
-  // abstracts (meta.json lists them), unless it has no other word.
-  function withoutStopWords(groups, stop) {
-    var kept = groups.filter(function (g) {
-      return !g.every(function (w) { return stop.indexOf(w) >= 0; });
-    });
-    return kept.length ? kept : groups;
+  // The query's word groups split in two: those every result must match, and the stop
+  // words, which the index leaves out of titles and abstracts (meta.json lists them)
+  // but keeps in names. A query of stop words alone asks them of every result.
+  function splitStopWords(groups, stop) {
+    var isStop = function (g) {
+      return g.every(function (w) { return stop.indexOf(w) >= 0; });
+    };
+    var required = groups.filter(function (g) { return !isStop(g); });
+    if (!required.length) return { required: groups, stop: [] };
+    return { required: required, stop: groups.filter(isStop) };
   }
-  // A query: documents that match every word (either spelling), best first.
+  // doc -> best score among the spellings of one word group.
+  function groupScores(spellings, keys) {
+    return Promise.all(spellings.map(function (w) { return matches(w, keys); }))
+      .then(function (maps) {
+        var merged = new Map();
+        maps.forEach(function (map) {
+          map.forEach(function (score, doc) {
+            if ((merged.get(doc) || 0) < score) merged.set(doc, score);
+          });
+        });
+        return merged;
+      });
+  }
+  // doc -> score of the documents that match every required word group, with the stop
+  // word groups' scores added; a stop word is asked of authors only (ids below
+  // `papersFrom`), as a paper's title or abstract may hold it unindexed.
+  function scores(split, m) {
+    var papersFrom = m.papers_from || 0;
+    var all = split.required.concat(split.stop);
+    return Promise.all(all.map(function (g) { return groupScores(g, m.shards); }))
+      .then(function (perGroup) {
+        var total = new Map(perGroup[0]);
+        for (var i = 1; i < perGroup.length; i++) {
+          var required = i < split.required.length;
+          total.forEach(function (score, doc) {
+            var other = perGroup[i].get(doc);
+            if (other !== undefined) total.set(doc, score + other);
+            else if (required || doc < papersFrom) total.delete(doc);
+          });
+        }
+        return total;
+      });
+  }
+  // A query: documents that match every word (either spelling; stop words as above),
+  // best first.
   function search(query) {
     var raw = query.trim();
     if (!raw) return Promise.resolve({ total: 0, docs: [] });
     var groups = raw.split(/\s+/).map(words).filter(function (g) { return g.length; });
     if (!groups.length) return Promise.resolve({ total: 0, docs: [] });
     return meta().then(function (m) {
-      groups = withoutStopWords(groups, m.stop || []);
-      return Promise.all(groups.map(function (spellings) {
-        return Promise.all(spellings.map(function (w) { return matches(w, m.shards); }))
-          .then(function (maps) {
-            var merged = new Map();
-            maps.forEach(function (map) {
-              map.forEach(function (score, doc) {
-                if ((merged.get(doc) || 0) < score) merged.set(doc, score);
-              });
-            });
-            return merged;
-          });
-      })).then(function (perWord) {
-        var total = new Map(perWord[0]);
-        for (var i = 1; i < perWord.length; i++) {
-          total.forEach(function (score, doc) {
-            var other = perWord[i].get(doc);
-            if (other === undefined) total.delete(doc);
-            else total.set(doc, score + other);
-          });
-        }
+      return scores(splitStopWords(groups, m.stop || []), m).then(function (total) {
         // A stable sort: equal scores keep the order the first word met them in.
         var ranked = Array.from(total.entries()).sort(function (a, b) {
           return b[1] - a[1];

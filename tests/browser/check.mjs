@@ -31,8 +31,8 @@ const WORKERS = Math.max(1, Number.parseInt(process.env.BROWSER_CHECK_WORKERS ??
 
 // The example site's paper that search must find; other sites get a query made from
 // their own data/papers.json. The query starts with a stop word, which the index leaves
-// out of titles and abstracts and a query leaves out too: no term of the paper starts
-// with "the", so the paper is found only if the query drops it.
+// out of titles and abstracts and a query does not ask of papers: no term of the paper
+// starts with "the", so the paper is found only if the query does not ask it.
 const EXAMPLE_SEARCH = {
   query: 'the Megatron',
   title: 'Scalable Training of Mixture-of-Experts Models with Megatron Core',
