@@ -74,13 +74,18 @@ fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
-/// A field of a document: its text, the weight of a match in it, and whether it is
-/// prose (a title, subject or abstract), whose stop words are left out.
-type Field<'a> = (&'a str, u32, bool);
-/// A name: every word is a term.
-const NAME: bool = false;
-/// Prose: stop words are left out.
-const PROSE: bool = true;
+/// A field of a document: its text, the weight of a match in it, and its kind.
+type Field<'a> = (&'a str, u32, FieldKind);
+
+/// What kind of text a field is, which decides whether its stop words are terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum FieldKind {
+    /// A name: every word is a term.
+    Name,
+    /// Prose (a title, subject or abstract): stop words are left out.
+    Prose,
+}
+use FieldKind::{Name, Prose};
 
 /// Weight of a match in an author's name or a paper's title.
 pub const WEIGHT_TITLE: u32 = 10;
@@ -269,7 +274,7 @@ impl TermTable {
 /// and, when different, transliterated to ASCII; each once, sorted.
 #[cfg(test)]
 fn terms(text: &str) -> Vec<String> {
-    let mut terms: Vec<String> = weighted(&[(text, 0, NAME)])
+    let mut terms: Vec<String> = weighted(&[(text, 0, Name)])
         .iter()
         .map(|(term, _)| term.to_string())
         .collect();
@@ -605,7 +610,7 @@ fn place_in_slots(slug_hashes: &[u64], base: usize, space: usize, ids: &mut Vec<
 
 /// An author's searchable fields, weighted: the displayed name.
 fn author_fields<'i>(ix: &'i SiteIndex, author: usize) -> [Field<'i>; 1] {
-    [(ix.profiles[author].name.as_str(), WEIGHT_TITLE, NAME)]
+    [(ix.profiles[author].name.as_str(), WEIGHT_TITLE, Name)]
 }
 
 /// The key document `doc` (authors first, then papers) keeps its terms under, in a
@@ -643,12 +648,12 @@ fn make_doc_terms(
         .map(|code| format!("{code} {}", subject_name(code)))
         .collect();
     let names = ix.paper_author_names(id).join(" ");
-    let mut fields: Vec<Field> = vec![(&text.title_text, WEIGHT_TITLE, PROSE)];
-    fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT, PROSE)));
-    fields.push((&names, WEIGHT_TEXT, NAME));
+    let mut fields: Vec<Field> = vec![(&text.title_text, WEIGHT_TITLE, Prose)];
+    fields.extend(subjects.iter().map(|s| (s.as_str(), WEIGHT_SUBJECT, Prose)));
+    fields.push((&names, WEIGHT_TEXT, Name));
     let abstract_text = text.abstract_text.as_ref().map(Text::load);
     if let Some(abstract_text) = &abstract_text {
-        fields.push((abstract_text, WEIGHT_TEXT, PROSE));
+        fields.push((abstract_text, WEIGHT_TEXT, Prose));
     }
     number_terms(&weighted(&fields), numbers)
 }
@@ -957,7 +962,7 @@ impl DocTerms {
 fn weighted(fields: &[Field]) -> DocTerms {
     let mut text = String::with_capacity(fields.iter().map(|(f, _, _)| f.len() + 1).sum());
     let mut spans: Vec<TermSpan> = Vec::new();
-    for &(field, weight, prose) in fields {
+    for &(field, weight, kind) in fields {
         if !text.is_empty() {
             text.push(' ');
         }
@@ -965,7 +970,7 @@ fn weighted(fields: &[Field]) -> DocTerms {
         push_searchable(&mut text, field);
         let base = text.as_ptr() as usize;
         words_of(&text[start..], |word| {
-            if prose && is_stop_word(word) {
+            if kind == Prose && is_stop_word(word) {
                 return;
             }
             let offset = word.as_ptr() as usize - base;
@@ -1804,10 +1809,10 @@ mod tests {
             (
                 "The Theory of Everything, and THE rest",
                 WEIGHT_TITLE,
-                PROSE,
+                Prose,
             ),
-            ("An Li and Will Smith", WEIGHT_TEXT, NAME),
-            ("It is in there: a theory", WEIGHT_TEXT, PROSE),
+            ("An Li and Will Smith", WEIGHT_TEXT, Name),
+            ("It is in there: a theory", WEIGHT_TEXT, Prose),
         ]);
         let mut found: Vec<(&str, u32)> = doc.iter().collect();
         found.sort_unstable();
@@ -1956,7 +1961,7 @@ mod tests {
                     _ => format!("all mod{}", i % 3),
                 };
                 Arc::new(number_terms(
-                    &weighted(&[(&text, WEIGHT_TEXT, PROSE)]),
+                    &weighted(&[(&text, WEIGHT_TEXT, Prose)]),
                     &numbers,
                 ))
             })
@@ -2066,8 +2071,8 @@ mod tests {
 
     #[test]
     fn postings_keep_terms_with_the_same_hash_apart() {
-        let mut one = weighted(&[("alpha beta", WEIGHT_TITLE, PROSE)]);
-        let mut two = weighted(&[("beta gamma", WEIGHT_TEXT, PROSE)]);
+        let mut one = weighted(&[("alpha beta", WEIGHT_TITLE, Prose)]);
+        let mut two = weighted(&[("beta gamma", WEIGHT_TEXT, Prose)]);
         // Pretend every term hashes alike.
         for span in one.spans.iter_mut().chain(two.spans.iter_mut()) {
             span.hash = 7;
@@ -2085,7 +2090,7 @@ mod tests {
         assert_eq!(postings_of(&docs, &numbers.lock().unwrap()), expected);
 
         // A later build: the documents keep their numbers, a new one gets looked up.
-        let mut three = weighted(&[("delta alpha", WEIGHT_TEXT, PROSE)]);
+        let mut three = weighted(&[("delta alpha", WEIGHT_TEXT, Prose)]);
         three.spans.iter_mut().for_each(|span| span.hash = 7);
         let three = Arc::new(number_terms(&three, &numbers));
         let docs = [Arc::clone(&docs[1]), three, Arc::clone(&docs[0])];
@@ -2480,7 +2485,7 @@ mod tests {
         let doc = |memo: &SearchMemo, key: u64, text: &str| {
             memo.search_terms.get_or(
                 || key,
-                || number_terms(&weighted(&[(text, WEIGHT_TEXT, PROSE)]), &memo.term_numbers),
+                || number_terms(&weighted(&[(text, WEIGHT_TEXT, Prose)]), &memo.term_numbers),
             )
         };
         let words = |memo: &SearchMemo, doc: &NumberedTerms| -> Vec<String> {
@@ -2542,8 +2547,8 @@ mod tests {
     #[test]
     fn weights_keep_the_best_field() {
         let w = weighted(&[
-            ("Deep Nets", WEIGHT_TITLE, PROSE),
-            ("deep learning nets", WEIGHT_TEXT, PROSE),
+            ("Deep Nets", WEIGHT_TITLE, Prose),
+            ("deep learning nets", WEIGHT_TEXT, Prose),
         ]);
         let sorted = |terms: DocTerms| {
             let mut list: Vec<(String, u32)> =
@@ -2559,8 +2564,8 @@ mod tests {
             expect(&[("deep", 10), ("learning", 1), ("nets", 10)])
         );
         let names = weighted(&[
-            ("ŁUKASZ", WEIGHT_TEXT, NAME),
-            ("Łukasz Öz", WEIGHT_TITLE, NAME),
+            ("ŁUKASZ", WEIGHT_TEXT, Name),
+            ("Łukasz Öz", WEIGHT_TITLE, Name),
         ]);
         assert_eq!(
             sorted(names),
