@@ -2,7 +2,7 @@
 """Benchmark: how long `profilegen build --watch` takes to regenerate a built site after
 one new record file arrives, as the long-running harvester set-up sees it.
 
-    python3 examples/watch_bench.py [SITE_DIR] [--runs N] [--output DIR] [--bin PATH]
+    python3 examples/watch_bench.py [SITE_DIR] [--runs N] [--output DIR] [--bin PATH] [--log FILE]
 
 SITE_DIR defaults to target/bench (made by `bash examples/bench.sh`; it holds the
 10,000-paper corpus and `new_author.txt`). The output goes to a fresh folder on tmpfs
@@ -14,7 +14,9 @@ then removes the file and waits again; one such run comes first and is not count
 also waits out the whole-site build a watcher runs after starting on an unchanged site).
 Reports the build time profilegen logs for each regeneration (from reading the sources
 to the last file written), for the file added and removed, and the wall time from the
-copy to the log line (which adds the watcher's debounce and settle time).
+copy to the log line (which adds the watcher's debounce and settle time). `--log` writes
+everything the watcher printed to FILE (with `PROFILEGEN_TIMINGS=1` in the environment,
+each rebuild's stages and their processor time).
 """
 
 import argparse
@@ -37,6 +39,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--output", help="build into this folder as it is, and keep it")
     parser.add_argument("--bin", help="the profilegen binary to run")
+    parser.add_argument("--log", help="write everything the watcher printed to this file")
     args = parser.parse_args()
     site = Path(args.site).resolve()
     new_file = site / "new_author.txt"
@@ -121,6 +124,9 @@ def main() -> int:
         proc.terminate()
         proc.wait(300)
         target.unlink(missing_ok=True)
+        if args.log:
+            with cond:
+                Path(args.log).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def summary(values: list[float]) -> str:
         return f"median {statistics.median(values):.0f} ms, min {min(values):.0f}, max {max(values):.0f}"

@@ -2262,8 +2262,6 @@ mod tests {
         }
     }
 
-    /// Postings hashed a buffer at a time hash as one update a posting would, at and
-    /// around the buffer's size.
     #[test]
     fn merging_keeps_the_order_and_puts_the_first_list_first_among_equals() {
         let merged = |a: &[(u32, char)], b: &[(u32, char)]| {
@@ -2279,6 +2277,8 @@ mod tests {
         assert_eq!(merged(&[], &b), "ZCEIJ");
     }
 
+    /// Postings hashed a buffer at a time hash as one update a posting would, at and
+    /// around the buffer's size.
     #[test]
     fn postings_hash_as_each_posting_fed_alone() {
         for len in [0, 1, 1023, 1024, 1025, 3000] {
