@@ -9,7 +9,7 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::build::cache::CACHE_DIR;
 use crate::build::BuildMemo;
@@ -111,12 +111,13 @@ pub fn watch(
         let _ = warm_up(options, &mut memo);
     }
     while !stop.load(Ordering::Relaxed) {
-        let Some(changes) = watcher.next_batch(Duration::from_millis(200)) else {
+        let changes = watcher.next_batch(Duration::from_millis(200));
+        let Some(changes) = changes.filter(|c| !c.is_empty()) else {
+            if let Some(ceiling) = memo.ceiling.as_mut() {
+                ceiling.when_quiet(Instant::now());
+            }
             continue;
         };
-        if changes.is_empty() {
-            continue;
-        }
         // Files the watcher saw change are read again whatever their size and time say;
         // when they are all record files, the others are not even looked at.
         memo.records.reported_changes = changes
