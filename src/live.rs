@@ -113,8 +113,8 @@ pub fn watch(
     while !stop.load(Ordering::Relaxed) {
         let changes = watcher.next_batch(Duration::from_millis(200));
         let Some(changes) = changes.filter(|c| !c.is_empty()) else {
-            if let Some(ceiling) = memo.ceiling.as_mut() {
-                ceiling.when_quiet(Instant::now());
+            if let Some(policy) = memo.freed_memory.as_mut() {
+                policy.when_quiet(Instant::now());
             }
             continue;
         };

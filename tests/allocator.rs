@@ -1,14 +1,14 @@
 //! What a long-running process asks of mimalloc: keep the memory a build frees for the
-//! next build, and give it back when [`MemoryCeiling`] says so. Its own test binary
+//! next build, and give it back when [`FreedMemoryPolicy`] says so. Its own test binary
 //! with one test, because mimalloc's options are the process's and resident memory is
 //! measured: nothing else may allocate meanwhile.
 //!
-//! [`MemoryCeiling`]: profilegen::build::memo::MemoryCeiling
+//! [`FreedMemoryPolicy`]: profilegen::build::memo::FreedMemoryPolicy
 
 #![cfg(target_os = "linux")]
 
 use libmimalloc_sys::{mi_free, mi_malloc};
-use profilegen::build::memo::{keep_freed_memory, resident_bytes, MemoryCeiling};
+use profilegen::build::memo::{keep_freed_memory, resident_bytes, FreedMemoryPolicy};
 
 const MB: u64 = 1 << 20;
 
@@ -50,18 +50,18 @@ fn resident_mb() -> u64 {
 #[test]
 fn freed_memory_is_kept_for_the_next_build_until_the_ceiling_gives_it_back() {
     let Some(start) = resident_bytes().map(|b| b / MB) else {
-        return; // No /proc: nothing to measure, and the ceiling never acts.
+        return; // No /proc: nothing to measure, and the policy never acts.
     };
     keep_freed_memory();
     rayon::broadcast(|_| ()); // The pool's threads, started before measuring.
     let start = start.max(resident_mb());
-    let mut ceiling = MemoryCeiling::default();
+    let mut policy = FreedMemoryPolicy::default();
 
     build_that_frees(128 << 20);
     let kept = resident_mb();
     assert!(kept > start + 300, "kept {kept} MB, started at {start} MB");
     assert!(
-        ceiling.after_build(),
+        policy.after_build(),
         "the first build gives back what it freed"
     );
     let given_back = resident_mb();
@@ -71,7 +71,7 @@ fn freed_memory_is_kept_for_the_next_build_until_the_ceiling_gives_it_back() {
     );
 
     build_that_frees(128 << 20);
-    assert!(!ceiling.after_build(), "as much as the first build: kept");
+    assert!(!policy.after_build(), "as much as the first build: kept");
     let rebuilt = resident_mb();
     assert!(
         rebuilt > start + 300,
@@ -84,7 +84,7 @@ fn freed_memory_is_kept_for_the_next_build_until_the_ceiling_gives_it_back() {
         grown > kept * 5 / 4,
         "{grown} MB against {kept} MB at first"
     );
-    assert!(ceiling.after_build(), "past the ceiling: given back");
+    assert!(policy.after_build(), "past the ceiling: given back");
     let after = resident_mb();
     assert!(
         after < start + 40,

@@ -28,8 +28,9 @@ pub struct BuildMemo {
     pub render: RenderMemo,
     /// The build cache as the last build saved it.
     pub saved: SavedCache,
-    /// The resident memory a long-running process keeps under (see [`MemoryCeiling`]).
-    pub ceiling: Option<MemoryCeiling>,
+    /// When a long-running process gives back the memory its builds freed (see
+    /// [`FreedMemoryPolicy`]).
+    pub freed_memory: Option<FreedMemoryPolicy>,
     /// Whether this is a long-running process's memo ([`BuildMemo::long_running`]).
     long_running: bool,
     /// Whether the current build ran the whole pipeline (a build that finds the site
@@ -43,8 +44,9 @@ pub struct BuildMemo {
     pub(super) warming: bool,
 }
 
-/// How far the resident memory of a long-running process may grow past what it was
-/// after its first build before freed memory is given back: 1.25 times.
+/// When a long-running process gives back the memory its builds freed: after its first
+/// build, past a ceiling of 1.25 times the resident memory it had then, and after a
+/// quiet spell.
 ///
 /// The allocator keeps memory freed by a build for the next one (getting pages back from
 /// the system costs time on every rebuild), so resident memory is the most its heaps
@@ -57,12 +59,12 @@ pub struct BuildMemo {
 /// what it keeps, not the most it once used.
 ///
 /// A process that has had nothing to rebuild for [`QUIET_BEFORE_GIVING_BACK`] gives
-/// back what its last build freed too ([`MemoryCeiling::when_quiet`]): a harvester drops
+/// back what its last build freed too ([`FreedMemoryPolicy::when_quiet`]): a harvester drops
 /// files in bursts, and between them the process should hold what it keeps, not what
 /// its last rebuild used besides (about 1.5 GB at 500,000 papers). Rebuilds close
 /// together keep reusing their memory.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct MemoryCeiling {
+pub struct FreedMemoryPolicy {
     /// Resident bytes after the first build, once known.
     baseline: Option<u64>,
     /// When the last build ended, while what it freed is still held.
@@ -76,7 +78,7 @@ pub const QUIET_BEFORE_GIVING_BACK: Duration = Duration::from_secs(30);
 /// The ceiling over the first build's resident memory, as a fraction.
 const CEILING_RATIO: f64 = 1.25;
 
-impl MemoryCeiling {
+impl FreedMemoryPolicy {
     /// After a build: notes the first build's resident memory and gives back what it
     /// freed, or gives memory back if the ceiling is passed. Returns whether memory was
     /// given back.
@@ -132,7 +134,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Tells mimalloc to keep freed memory rather than give it back to the system (the
 /// binary calls it first). A rebuild in `build --watch` or `serve` uses about as much
 /// memory as the last one, and getting pages back from the system (which zeroes them)
-/// cost about 40 ms a rebuild on the benchmark site; [`MemoryCeiling`] bounds what is
+/// cost about 40 ms a rebuild on the benchmark site; [`FreedMemoryPolicy`] bounds what is
 /// kept. A one-off build exits soon after anyway (a large one gives freed memory back
 /// instead: [`give_back_freed_memory_from_now_on`]).
 ///
@@ -250,7 +252,7 @@ impl BuildMemo {
         memo.search.enable();
         memo.render.enable();
         memo.saved.in_background = true;
-        memo.ceiling = Some(MemoryCeiling::default());
+        memo.freed_memory = Some(FreedMemoryPolicy::default());
         memo.long_running = true;
         memo
     }
@@ -277,8 +279,8 @@ impl BuildMemo {
         self.plan.finish_build();
         self.search.finish_build();
         self.render.finish_build();
-        if let Some(ceiling) = self.ceiling.as_mut().filter(|_| self.ran_pipeline) {
-            ceiling.after_build();
+        if let Some(policy) = self.freed_memory.as_mut().filter(|_| self.ran_pipeline) {
+            policy.after_build();
         }
         self.warm |= self.ran_pipeline;
         self.ran_pipeline = false;
@@ -336,27 +338,27 @@ mod tests {
     fn freed_memory_is_given_back_once_after_a_quiet_spell() {
         let built = Instant::now();
         let later = |d: Duration| built + d;
-        let mut ceiling = MemoryCeiling {
+        let mut policy = FreedMemoryPolicy {
             baseline: Some(u64::MAX / 2),
             holding_since: Some(built),
         };
-        assert!(!ceiling.when_quiet(later(Duration::from_secs(1))));
-        assert!(!ceiling.when_quiet(later(QUIET_BEFORE_GIVING_BACK - Duration::from_millis(1))));
-        assert!(ceiling.when_quiet(later(QUIET_BEFORE_GIVING_BACK)));
+        assert!(!policy.when_quiet(later(Duration::from_secs(1))));
+        assert!(!policy.when_quiet(later(QUIET_BEFORE_GIVING_BACK - Duration::from_millis(1))));
+        assert!(policy.when_quiet(later(QUIET_BEFORE_GIVING_BACK)));
         assert!(
-            !ceiling.when_quiet(later(QUIET_BEFORE_GIVING_BACK * 3)),
+            !policy.when_quiet(later(QUIET_BEFORE_GIVING_BACK * 3)),
             "once a quiet spell"
         );
         if resident_bytes().is_some() {
-            assert!(!ceiling.after_build(), "far under the ceiling");
+            assert!(!policy.after_build(), "far under the ceiling");
             assert!(
-                ceiling.holding_since.is_some(),
+                policy.holding_since.is_some(),
                 "the build's freed memory is held"
             );
-            ceiling.baseline = Some(1);
-            assert!(ceiling.after_build(), "past the ceiling: given back");
+            policy.baseline = Some(1);
+            assert!(policy.after_build(), "past the ceiling: given back");
             assert!(
-                ceiling.holding_since.is_none(),
+                policy.holding_since.is_none(),
                 "nothing left to give back when quiet"
             );
         }
