@@ -557,11 +557,17 @@ fn doc_chunk(ix: &SiteIndex, chunk: &[(u32, u32)]) -> Vec<u8> {
 fn doc_ids(slug_hashes: &[u64], authors: usize) -> Vec<u32> {
     let (author_hashes, paper_hashes) = slug_hashes.split_at(authors);
     let mut ids = Vec::with_capacity(slug_hashes.len());
-    let author_space = id_space(author_hashes.len());
-    place_in_slots(author_hashes, 0, author_space, &mut ids);
+    let papers_from = first_paper_id(author_hashes.len());
+    place_in_slots(author_hashes, 0, papers_from, &mut ids);
     let paper_space = id_space(paper_hashes.len());
-    place_in_slots(paper_hashes, author_space, paper_space, &mut ids);
+    place_in_slots(paper_hashes, papers_from, paper_space, &mut ids);
     ids
+}
+
+/// The first id of the papers' range, given the number of authors: every author's id
+/// is below it and no paper's (`meta.json` gives it as `papers_from`, for `search.js`).
+fn first_paper_id(authors: usize) -> usize {
+    id_space(authors)
 }
 
 /// The first free slot at or after `slot` in a table of "next free slot" links (see
@@ -807,7 +813,7 @@ impl SearchIndex {
             "version": 2,
             "docs": doc_count,
             "chunk": IDS_PER_CHUNK,
-            "papers_from": id_space(graph.authors.len()),
+            "papers_from": first_paper_id(graph.authors.len()),
             "shards": shards.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
             "stop": STOP_WORDS,
         }))
