@@ -59,7 +59,6 @@ fn link_rounds(
         if keep {
             memo.keep_papers(&mut graph);
         }
-        memo.finish_build();
         drop(graph);
         if round > 0 {
             let way = if keep { "kept papers" } else { "afresh" };

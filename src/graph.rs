@@ -12,8 +12,9 @@
 //! Files are processed in path order, so the result does not depend on the
 //! order in which they were found, nor on the thread count.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
@@ -22,7 +23,6 @@ use crate::hash;
 use crate::identity::{group_authors, IdentityRules, People};
 use crate::normalize::{text_key, text_key_hash};
 use crate::records::RecordFile;
-use crate::reuse::Reuse;
 use crate::slug::{order_by_key, slugify, unique_slugs_ordered};
 use crate::text_store::{Text, TextStore};
 use crate::threads::{free_in_background, lock};
@@ -82,6 +82,91 @@ pub struct Paper {
     pub authors: Vec<AuthorId>,
     /// Every record of this paper.
     pub occurrences: Vec<Occurrence>,
+    /// What later stages derive from the fields above but the slug and the authors,
+    /// kept with the paper in a long-running process (see [`Paper::derived`]); nothing in
+    /// a one-off build, which keeps nothing for a next build and would only hold these
+    /// longer than it needs them.
+    pub derived: DerivedSlot,
+}
+
+/// A paper's [`PaperDerived`], when it keeps them (none in a one-off build). Equal to
+/// any other: what it holds follows from the paper's fields, which are compared.
+#[derive(Debug, Clone, Default)]
+pub struct DerivedSlot(Option<Box<PaperDerived>>);
+
+impl DerivedSlot {
+    /// A slot that keeps what is derived from its paper.
+    pub fn keeping() -> DerivedSlot {
+        DerivedSlot(Some(Box::default()))
+    }
+
+    /// The paper's derived values, when it keeps them.
+    pub fn get(&self) -> Option<&PaperDerived> {
+        self.0.as_deref()
+    }
+}
+
+impl PartialEq for DerivedSlot {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for DerivedSlot {}
+
+impl Paper {
+    /// The value of the paper's [`PaperDerived`] cell that `cell` picks: found once and
+    /// kept in the paper when it keeps derived values, else made by `make` every time.
+    pub fn derived<T: std::marker::Copy>(
+        &self,
+        cell: impl FnOnce(&PaperDerived) -> &Derived<T>,
+        make: impl FnOnce() -> T,
+    ) -> T {
+        match self.derived.get() {
+            Some(derived) => *cell(derived).get_or_init(make),
+            None => make(),
+        }
+    }
+}
+
+/// Values derived from a paper's own fields: its title, year, source, abstract, subjects
+/// and occurrences, never its slug or its authors' ids (and for its identity, the
+/// history of slugs the build read). Each is found the first time it is asked for and
+/// kept with the paper. A long-running process takes a paper whose copies are the same
+/// records from its previous build ([`KeptPapers`]), with only its slug and authors set
+/// again, so it finds each of these once, not in every rebuild. Those fields are not
+/// changed after linking, which is what makes keeping them right.
+#[derive(Debug, Clone, Default)]
+pub struct PaperDerived {
+    /// The normalized key of the title ([`text_key`]), by which an author's papers of a
+    /// year are ordered.
+    title_key: Derived<String>,
+    /// The paper's identity across builds, with its abstract's content hash and key
+    /// (see `crate::plan::redirects`). The key is the one the first build that asked
+    /// found, in its history or by normalizing the abstract; that build's history, which
+    /// the next build reads, keeps it, so every later build would find it again.
+    pub identity: Derived<(u64, Option<(u64, u64)>)>,
+    /// A hash of what a paper card shows of the paper's own fields (see
+    /// `crate::render::context::reads`).
+    pub card: Derived<u64>,
+}
+
+/// A value derived from the data it is kept with, found once ([`Derived::get_or_init`]).
+#[derive(Debug, Clone)]
+pub struct Derived<T>(OnceLock<T>);
+
+impl<T> Default for Derived<T> {
+    fn default() -> Self {
+        Derived(OnceLock::new())
+    }
+}
+
+impl<T> Derived<T> {
+    /// The value, made by `make` if it was not found yet. `make` must derive it from the
+    /// data the cell is kept with alone.
+    pub fn get_or_init(&self, make: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(make)
+    }
 }
 
 /// What was chosen when merged copies of a paper disagreed.
@@ -269,16 +354,15 @@ fn chars(text: &Text) -> usize {
     text.load().chars().count()
 }
 
-/// Work [`link_with`] can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): normalized title keys, by title; and the papers the previous
-/// build assembled (see [`LinkMemo::keep_papers`]).
+/// Work [`link_with`] can reuse from the previous build in the same process: the papers
+/// the previous build assembled (see [`LinkMemo::keep_papers`]), with what later stages
+/// derived from them ([`PaperDerived`]).
 ///
 /// Slugs are not kept: making a title's slug again is quicker than finding it by a hash
 /// of the title (at 500,000 papers a link took 2.26–2.39 s without them against
 /// 2.60–2.77 s with them, `examples/link_bench.rs`).
 #[derive(Default)]
 pub struct LinkMemo {
-    title_keys: Reuse<String>,
     /// Whether papers are kept for the next build.
     keeps_papers: bool,
     /// The previous build's papers.
@@ -312,15 +396,9 @@ struct KeptPapers {
 }
 
 impl LinkMemo {
-    /// Starts keeping results for the next build (see [`Reuse::enable`]).
+    /// Starts keeping papers for the next build.
     pub fn enable(&mut self) {
-        self.title_keys.enable();
         self.keeps_papers = true;
-    }
-
-    /// Ends a build: see [`Reuse::finish_build`].
-    pub fn finish_build(&mut self) {
-        self.title_keys.finish_build();
     }
 
     /// How many papers the last link took from the previous build rather than
@@ -450,7 +528,12 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
                 ),
                 None => {
                     let copies = PaperCopies::new(&groups[g], &files, &paths);
-                    copies.assemble(paper_id, slug, &file_author)
+                    let (mut paper, notes, diagnostics) =
+                        copies.assemble(paper_id, slug, &file_author);
+                    if memo.keeps_papers {
+                        paper.derived = DerivedSlot::keeping();
+                    }
+                    (paper, notes, diagnostics)
                 }
             }
         })
@@ -477,7 +560,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         .map(|(slug, provisional)| (slug.clone(), author_id[*provisional]))
         .collect();
     let mut authors = assemble_authors(people, &files, &author_order, &papers);
-    sort_author_papers(&mut authors, &papers, memo);
+    sort_author_papers(&mut authors, &papers);
     let coauthors = coauthor_lists(&authors, &papers);
     for (author, list) in authors.iter_mut().zip(coauthors) {
         author.coauthors = list;
@@ -706,6 +789,7 @@ impl<'g> PaperCopies<'g> {
                     line: self.files[c.file].records[c.record].line,
                 })
                 .collect(),
+            derived: DerivedSlot::default(),
         };
         (paper, notes, diagnostics)
     }
@@ -803,12 +887,17 @@ impl<'g> PaperCopies<'g> {
 }
 
 /// Each author's papers, newest first, then by title key and slug.
-fn sort_author_papers(authors: &mut [Author], papers: &[Paper], memo: &LinkMemo) {
-    let title_keys: Vec<Arc<String>> = papers
+fn sort_author_papers(authors: &mut [Author], papers: &[Paper]) {
+    let title_keys: Vec<Cow<str>> = papers
         .par_iter()
-        .map(|p| {
-            let key = || hash::key("title key", &p.title);
-            memo.title_keys.get_or(key, || text_key(&p.title))
+        .map(|p| match p.derived.get() {
+            Some(derived) => Cow::Borrowed(
+                derived
+                    .title_key
+                    .get_or_init(|| text_key(&p.title))
+                    .as_str(),
+            ),
+            None => Cow::Owned(text_key(&p.title)),
         })
         .collect();
     authors.par_iter_mut().for_each(|author| {
@@ -1311,6 +1400,52 @@ mod tests {
         assert_eq!(a.merge_notes, b.merge_notes);
         assert_eq!(a.diagnostics, b.diagnostics);
         assert_eq!(a.former_author_slugs, b.former_author_slugs);
+    }
+
+    #[test]
+    fn what_was_derived_from_a_paper_stays_with_it_while_its_copies_stay_the_same() {
+        let mut memo = LinkMemo::default();
+        memo.enable();
+        let ada = Arc::new(file(
+            "a.txt",
+            "Ada Byron",
+            vec![record("Engines", 1843, Some("Notes."), "cs.GL")],
+        ));
+        let bo = |year| {
+            Arc::new(file(
+                "b.txt",
+                "Bo Chen",
+                vec![record("Gears", year, None, "cs.AR")],
+            ))
+        };
+        let first = vec![Arc::clone(&ada), bo(1850)];
+        memo.hold_files(&first);
+        let mut graph = link_with(&first, &IdentityRules::default(), &memo);
+        for paper in &graph.papers {
+            assert_eq!(paper.derived(|d| &d.card, || 1), 1);
+        }
+        memo.keep_papers(&mut graph);
+
+        // Bo's file rewritten with another year: Gears is made again, Engines is taken.
+        let second = vec![Arc::clone(&ada), bo(1851)];
+        let linked = link_keeping(&second, &memo);
+        assert_same_graph(&linked, &link(&second));
+        let engines = linked.paper_by_slug("engines-1843").unwrap();
+        let gears = linked.paper_by_slug("gears-1851").unwrap();
+        assert_eq!(engines.derived(|d| &d.card, || 2), 1, "kept");
+        assert_eq!(gears.derived(|d| &d.card, || 2), 2, "made again");
+        // Linking itself found the title keys, which a taken paper brings along.
+        let title_key = engines
+            .derived
+            .get()
+            .unwrap()
+            .title_key
+            .get_or_init(String::new);
+        assert_eq!(title_key, &text_key("Engines"));
+        // A one-off link keeps nothing with its papers.
+        let one_off = link(&second);
+        assert!(one_off.papers.iter().all(|p| p.derived.get().is_none()));
+        assert_eq!(one_off.papers[0].derived(|d| &d.card, || 3), 3);
     }
 
     #[test]

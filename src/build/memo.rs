@@ -18,7 +18,7 @@ use crate::sources::RecordReuse;
 pub struct BuildMemo {
     /// Parsed record files.
     pub records: RecordReuse,
-    /// Title keys and slugs.
+    /// The papers linking assembled.
     pub link: LinkMemo,
     /// TeX conversions.
     pub plan: PlanMemo,
@@ -275,7 +275,6 @@ impl BuildMemo {
     /// holds what every rebuild holds.
     pub fn finish_build(&mut self) {
         self.records.finish_build();
-        self.link.finish_build();
         self.plan.finish_build();
         self.search.finish_build();
         self.render.finish_build();

@@ -166,7 +166,10 @@ pub fn plan_redirects(
     };
     let (paper_identities, mut next_abstract_keys): (Vec<u64>, Vec<Option<(u64, u64)>>) =
         (graph.papers.par_iter())
-            .map(|paper| paper_identity(paper, &abstract_keys))
+            .map(|paper| {
+                let identity = || paper_identity(paper, &abstract_keys);
+                paper.derived(|d| &d.identity, identity)
+            })
             .unzip();
 
     let mut redirects: BTreeMap<String, RedirectTarget> = BTreeMap::new();
@@ -393,12 +396,13 @@ mod tests {
         );
         assert_eq!(redirects, [moved]);
         // The key is taken from the history, not made again: another key there makes
-        // the paper another one, and no redirect.
+        // the paper another one, and no redirect. (Linked again: a paper keeps the
+        // identity it was first given, see `PaperDerived::identity`.)
         let other_key = SlugHistory {
             abstract_keys: vec![(hash, key ^ 1)],
             ..history.clone()
         };
-        let (redirects, next) = redirects_of(&after, &other_key);
+        let (redirects, next) = redirects_of(&link(&corrected), &other_key);
         assert!(redirects.is_empty(), "{redirects:?}");
         assert_eq!(next.abstract_keys, [(hash, key ^ 1)]);
     }

@@ -309,27 +309,38 @@ fn author_card(author: &Author, profile: &Profile) -> u64 {
 }
 
 /// What a paper card shows: the paper's own fields (its texts and URL follow from them
-/// and the site's configuration).
+/// and the site's configuration), its slug, its citation key and its authors' slugs.
 fn paper_card(ix: &SiteIndex, id: PaperId) -> u64 {
     let paper = &ix.graph.papers[id];
+    let own = paper.derived(|d| &d.card, || own_card(paper));
     let mut h = Fingerprint::new("paper");
-    h.str(&paper.slug)
-        .str(&paper.title)
+    h.u64(own)
+        .str(&paper.slug)
+        .str(&ix.citation_keys[id])
+        .u64(paper.authors.len() as u64);
+    for &a in &paper.authors {
+        h.str(&ix.graph.authors[a].slug);
+    }
+    h.finish()
+}
+
+/// The part of a paper card that the paper's own fields make: found once for a paper
+/// that a long-running process takes from its previous build (see
+/// [`crate::graph::PaperDerived`]).
+fn own_card(paper: &crate::graph::Paper) -> u64 {
+    let mut h = Fingerprint::new("paper's own fields");
+    h.str(&paper.title)
         .u64(u64::from(paper.year))
-        .str(&paper.source)
-        .str(&ix.citation_keys[id]);
+        .str(&paper.source);
     // The abstract by its hash (found when it was read), and paths by their bytes,
-    // rather than copied as text: a rebuild fingerprints every paper.
+    // rather than copied as text.
     match &paper.abstract_text {
         Some(text) => h.u64(1).u64(text.content_hash()),
         None => h.u64(0),
     };
+    h.u64(paper.subjects.len() as u64);
     for subject in &paper.subjects {
         h.str(subject);
-    }
-    h.u64(paper.authors.len() as u64);
-    for &a in &paper.authors {
-        h.str(&ix.graph.authors[a].slug);
     }
     for occurrence in &paper.occurrences {
         h.bytes(occurrence.path.as_os_str().as_encoded_bytes())
