@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::build::BuildMemo;
@@ -23,6 +23,9 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAILED: u8 = 1;
 /// Exit code: bad command-line usage (clap's own).
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: a long-running command stopped at once by a second Ctrl-C (128 + SIGINT,
+/// as shells report a process that Ctrl-C ended).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// profilegen: build scholarly profile sites from author record files.
 #[derive(Debug, Parser)]
@@ -210,7 +213,7 @@ fn run_build(args: BuildArgs) -> u8 {
     let result = watch(
         &rebuild_options,
         &settings,
-        &AtomicBool::new(false),
+        stop_on_signal(),
         |memo| {
             build_once(&options, memo);
             eprintln!("Watching {} for changes (Ctrl-C to stop)", root.display());
@@ -236,6 +239,25 @@ fn run_build(args: BuildArgs) -> u8 {
             EXIT_FAILED
         }
     }
+}
+
+/// The flag that stops a long-running command (`build --watch`, `serve`), set on Ctrl-C
+/// (SIGINT), SIGTERM or SIGHUP. The command stops between rebuilds: one under way
+/// finishes, and the build cache it saves in the background is written whole, where
+/// dying at once would leave the cache's temporary file behind. A second signal stops
+/// the process at once.
+fn stop_on_signal() -> &'static AtomicBool {
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let installed = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(EXIT_INTERRUPTED.into());
+        }
+        eprintln!("Stopping once the build under way is done (again to stop at once)");
+    });
+    if let Err(err) = installed {
+        eprintln!("warning: cannot stop cleanly on Ctrl-C: {err}");
+    }
+    &STOP
 }
 
 /// How often `--poll` looks at the file system.
@@ -264,7 +286,7 @@ fn run_serve(args: ServeArgs) -> u8 {
     let result = watch(
         &preview.options,
         &settings.watch,
-        &AtomicBool::new(false),
+        stop_on_signal(),
         |memo| {
             let first = build_with(&preview.options, memo);
             match &first {

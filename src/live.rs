@@ -105,7 +105,7 @@ pub fn watch(
     .map_err(|err| format!("cannot watch {}: {err}", root.display()))?;
     let mut memo = BuildMemo::long_running();
     on_ready(&mut memo);
-    if memo.is_cold() {
+    if memo.is_cold() && !stop.load(Ordering::Relaxed) {
         // Its outcome is the first build's (the site unchanged); a change made since
         // is in the watcher's next batch, and rebuilt and reported then.
         let _ = warm_up(options, &mut memo);

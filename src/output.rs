@@ -18,7 +18,7 @@ use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -668,6 +668,35 @@ pub struct AtomicFile {
     temp: io::BufWriter<tempfile::NamedTempFile>,
 }
 
+/// How every [`AtomicFile`]'s temporary file is named at the end.
+const TEMP_SUFFIX: &str = ".profilegen-tmp";
+
+/// How long an [`AtomicFile`]'s temporary file may go unchanged before it is taken for one
+/// that a process killed while writing it left behind: a file being written changes all
+/// the time, and no file profilegen writes takes that long.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60 * 60);
+
+/// Removes the temporary files of [`AtomicFile`]s in `dir` (`.<name>.<random>` and
+/// [`TEMP_SUFFIX`]) that have not changed for [`STALE_TEMP_AGE`] at `now`: what a
+/// process killed (or a machine stopped) while it wrote a file there left behind. Other
+/// files, and ones that cannot be looked at, are left alone. Returns how many went.
+pub fn remove_stale_temp_files(dir: &Path, now: SystemTime) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let stale = |entry: &fs::DirEntry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let modified = entry.metadata().ok().filter(fs::Metadata::is_file);
+        let age = modified.and_then(|m| m.modified().ok());
+        let age = age.and_then(|time| now.duration_since(time).ok());
+        name.starts_with('.') && name.ends_with(TEMP_SUFFIX) && age >= Some(STALE_TEMP_AGE)
+    };
+    (entries.filter_map(Result::ok))
+        .filter(|entry| stale(entry) && fs::remove_file(entry.path()).is_ok())
+        .count()
+}
+
 impl AtomicFile {
     /// Starts the file that will replace `target`, in `target`'s folder.
     pub fn create(target: &Path) -> Result<AtomicFile, OutputError> {
@@ -681,7 +710,7 @@ impl AtomicFile {
             .unwrap_or_default();
         let prefix = format!(".{name}.");
         let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".profilegen-tmp");
+        builder.prefix(&prefix).suffix(TEMP_SUFFIX);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -724,6 +753,45 @@ impl Write for AtomicFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_temporary_files_left_unchanged_for_an_hour_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        let made = |name: &str, age: Duration| {
+            let path = dir.path().join(name);
+            fs::write(&path, "x").unwrap();
+            let file = fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(now - age).unwrap();
+        };
+        let hour = STALE_TEMP_AGE;
+        made(".build-1.cache.a1b2.profilegen-tmp", hour);
+        made(".records.kept.c3d4.profilegen-tmp", hour * 30);
+        made(
+            ".build-1.cache.e5f6.profilegen-tmp",
+            hour - Duration::from_secs(60),
+        );
+        made("build-1.cache", hour * 30);
+        made("old.profilegen-tmp", hour * 30);
+        fs::create_dir(dir.path().join(".folder.profilegen-tmp")).unwrap();
+        assert_eq!(remove_stale_temp_files(dir.path(), now), 2);
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let kept = [
+            ".build-1.cache.e5f6.profilegen-tmp",
+            ".folder.profilegen-tmp",
+            "build-1.cache",
+            "old.profilegen-tmp",
+        ];
+        assert_eq!(
+            left, kept,
+            "a file still being written, a folder, other files"
+        );
+        assert_eq!(remove_stale_temp_files(&dir.path().join("none"), now), 0);
+    }
 
     fn file(path: &str, text: &str) -> (String, Vec<u8>) {
         (path.into(), text.as_bytes().to_vec())

@@ -537,3 +537,41 @@ fn build_watch_polls_when_asked() {
         .exists()));
     watch.wait_for("polled.txt added", WAIT);
 }
+
+#[test]
+fn build_watch_stops_cleanly_on_a_signal() {
+    let site = Site::seeds();
+    let mut watch = Running::start(&site, &["build", "--watch"]);
+    watch.wait_for("Watching", WAIT);
+    // A rebuild, whose build cache is saved in the background.
+    site.file(
+        "content/records/late.txt",
+        record_file("Late Author", &[(2022, "Late Paper", "L.", "cs.DC")]),
+    );
+    watch.wait_for("late.txt added", WAIT);
+    let pid = libc::pid_t::try_from(watch.child.id()).unwrap();
+    // SAFETY: `kill` only sends a signal to the child, which is still running.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    watch.wait_for("Stopping once the build under way is done", WAIT);
+    let mut status = None;
+    assert!(eventually(WAIT, || {
+        status = watch.child.try_wait().unwrap();
+        status.is_some()
+    }));
+    assert!(status.unwrap().success(), "{status:?}");
+    // The cache was written whole: no temporary file left, and the next build finds
+    // the site unchanged.
+    let leftovers: Vec<_> = std::fs::read_dir(site.root().join(".profilegen"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".profilegen-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let output = Command::new(env!("CARGO_BIN_EXE_profilegen"))
+        .arg("build")
+        .current_dir(site.root())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("0 files written"), "{said}");
+}

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
 use crate::hash::content_hash;
-use crate::output::{write_atomically_with, FileState};
+use crate::output::{remove_stale_temp_files, write_atomically_with, FileState};
 use crate::plan::redirects::SlugHistory;
 
 /// The cache folder, at the site root.
@@ -178,7 +178,8 @@ pub fn load(path: &Path) -> Option<Loaded> {
 }
 
 /// Writes a cache atomically, creating the cache folder (with a `.gitignore` that
-/// ignores it) when needed.
+/// ignores it) when needed, and removing the temporary files that a process killed
+/// while it saved a file there left behind ([`remove_stale_temp_files`]).
 pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
@@ -186,6 +187,7 @@ pub fn save(path: &Path, cache: &BuildCache) -> io::Result<()> {
         if !ignore.exists() {
             fs::write(ignore, "*\n")?;
         }
+        remove_stale_temp_files(dir, std::time::SystemTime::now());
     }
     let head = Head {
         format: FORMAT,
