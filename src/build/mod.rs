@@ -202,11 +202,12 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         cache: previous.cache.as_deref(),
         files: OutputCheck::finish(output_check),
     };
+    let freeing = Freeing::of(memo, &graph);
     let rendering = Rendering {
         renderer: &renderer,
         writer: writer.as_ref(),
         statics: static_files.len(),
-        gives_back: graph.texts.on_disk() && !memo.is_long_running(),
+        gives_back: freeing == Freeing::FirstGivingBack,
         kept: &kept,
         progress: options.progress,
         memo,
@@ -256,10 +257,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         kept,
         summary,
     };
-    let one_off = !memo.is_long_running();
-    let gives_back = one_off && graph.texts.on_disk();
     let (write, diagnostics) = commit_and_save(
-        (plan, made, (one_off, gives_back)),
+        (plan, made, freeing),
         writer,
         built,
         gathered,
@@ -740,8 +739,8 @@ struct Rendering<'r> {
     writer: Option<&'r OutputWriter>,
     /// How many static files the build writes besides the outputs.
     statics: usize,
-    /// Whether this is a large one-off build, which gives freed memory back at the ends
-    /// of its stages (see [`link`]).
+    /// Whether freed memory is given back once the search index is gone (see
+    /// [`Freeing::FirstGivingBack`]).
     gives_back: bool,
     kept: &'r KeptOutputs<'r>,
     progress: bool,
@@ -790,7 +789,7 @@ impl Rendering<'_> {
         maker.forget_search();
         if self.gives_back {
             // The search index is gone: what it took goes back before every thread
-            // renders pages (see `commit_and_save`).
+            // renders pages.
             memo::give_back_freed_memory();
         }
         timings.mark(&search_stage);
@@ -842,19 +841,42 @@ struct BuiltOutputs {
     summary: cache::CachedSummary,
 }
 
+/// How a build frees its plan when it commits (see [`commit_and_save`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Freeing {
+    /// On another thread while the output is committed: a long-running process, whose
+    /// rebuild would wait tens of milliseconds for the many small pieces of a large
+    /// site's plan, and which keeps freed memory for the next rebuild anyway.
+    Beside,
+    /// Before the commit: a small one-off build.
+    First,
+    /// Before the commit, then the allocator gives back what the plan and rendering
+    /// freed ([`memo::give_back_freed_memory`]), as it gives back the search index's
+    /// before rendering: a large one-off build (one whose abstracts went to a text
+    /// store, see [`link`]). The commit's tables of every output (the files' states, the
+    /// build cache's entries) would otherwise take new memory while the freed pieces sit
+    /// in pages other objects still use: at 500,000 papers a first build's memory went
+    /// from 1.91 GB in rendering to a peak of 2.17 GB at the commit; with this it falls
+    /// to 1.20 GB there, and rendering holds 1.43-1.47 GB.
+    FirstGivingBack,
+}
+
+impl Freeing {
+    /// How a build with `memo` that linked `graph` frees its plan.
+    fn of(memo: &BuildMemo, graph: &SiteGraph) -> Freeing {
+        match (memo.is_long_running(), graph.texts.on_disk()) {
+            (true, _) => Freeing::Beside,
+            (false, false) => Freeing::First,
+            (false, true) => Freeing::FirstGivingBack,
+        }
+    }
+}
+
 /// Commits the staged output and saves the build cache (in the background for a
-/// long-running process). In a one-off build the plan and what was made for its outputs
-/// are freed first, and in a large one (`gives_back`, see [`link`]) the allocator gives
-/// back what they and rendering freed ([`memo::give_back_freed_memory`]): the commit's tables of every output (the files'
-/// states, the build cache's entries) would otherwise take new memory while the freed
-/// pieces sit in pages other objects still use. At 500,000 papers, a fresh build's
-/// memory went from 1.91 GB (rendering) to a peak of 2.17 GB here; with this it falls to
-/// 1.20 GB and the peak is rendering's. A long-running process frees the plan on
-/// another thread meanwhile: freeing its many small pieces takes tens of milliseconds
-/// on a large site, which a rebuild would wait for, and it keeps freed memory for the
-/// next rebuild.
+/// long-running process), freeing the plan and what was made for its outputs as
+/// `freeing` says.
 fn commit_and_save(
-    (mut plan, made, (free_first, gives_back)): (SitePlan, MadeParts, (bool, bool)),
+    (mut plan, made, freeing): (SitePlan, MadeParts, Freeing),
     writer: Option<OutputWriter>,
     built: BuiltOutputs,
     mut gathered: Gathered,
@@ -891,14 +913,17 @@ fn commit_and_save(
         }
         Ok(write)
     };
-    let write = if free_first {
-        free_plan();
-        if gives_back {
-            memo::give_back_freed_memory();
+    let write = match freeing {
+        Freeing::Beside => rayon::join(free_plan, commit).1,
+        Freeing::First => {
+            free_plan();
+            commit()
         }
-        commit()
-    } else {
-        rayon::join(free_plan, commit).1
+        Freeing::FirstGivingBack => {
+            free_plan();
+            memo::give_back_freed_memory();
+            commit()
+        }
     };
     Ok((write?, gathered.0))
 }
