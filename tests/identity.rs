@@ -187,6 +187,23 @@ fn old_urls_keep_redirecting_after_a_build_by_another_version() {
 }
 
 #[test]
+fn old_urls_keep_redirecting_when_the_output_folder_was_emptied() {
+    let site = kurths_site();
+    site.build();
+    rename_a_paper(&site);
+    let moved = checked_redirects(&site);
+    assert_eq!(moved.len(), 1, "{moved:?}");
+    let before = site.output_tree();
+    // The build into an emptied folder takes only the slug history from the last
+    // build's cache: it makes every file again, the redirect among them.
+    std::fs::remove_dir_all(site.public()).unwrap();
+    let run = site.build();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(checked_redirects(&site), moved);
+    assert_eq!(site.output_tree(), before);
+}
+
+#[test]
 fn old_urls_keep_redirecting_when_the_site_moves_to_generations() {
     let site = kurths_site();
     site.build();

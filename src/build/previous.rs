@@ -86,8 +86,15 @@ impl FindingPrevious {
         let (cache, history_only, trusted) = match (saved_here, self.reading) {
             (Some((_, cache)), _) => (Some(cache), None, self.manifest),
             (None, None) => (None, None, false),
+            // Without its manifest the output folder is not the one the cache describes
+            // (emptied, or gone): its files are all to be made again, so only the slug
+            // history is kept, and the table of every output goes at once (at 500,000
+            // papers 1,073,618 entries, which a build into an emptied folder carried
+            // to its end: peak 2.15 GB).
             (None, Some(reading)) => match reading.join().ok().flatten() {
-                Some(Loaded::Current(cache)) if uses_cache => (Some(Arc::new(cache)), None, false),
+                Some(Loaded::Current(cache)) if uses_cache && self.manifest => {
+                    (Some(Arc::new(cache)), None, false)
+                }
                 Some(Loaded::Current(cache)) => (None, Some(cache.history), false),
                 Some(Loaded::OtherVersion(history)) => (None, Some(history), false),
                 None => (None, None, false),
