@@ -856,8 +856,8 @@ enum Freeing {
     /// store, see [`link`]). The commit's tables of every output (the files' states, the
     /// build cache's entries) would otherwise take new memory while the freed pieces sit
     /// in pages other objects still use: at 500,000 papers a first build's memory went
-    /// from 1.91 GB in rendering to a peak of 2.17 GB at the commit; with this it falls
-    /// to 1.20 GB there, and rendering holds 1.43-1.47 GB.
+    /// from 2.00 GB in rendering to a peak of 2.27 GB at the commit; with this it falls
+    /// to 1.26 GB there, and rendering holds 1.48-1.54 GB.
     FirstGivingBack,
 }
 

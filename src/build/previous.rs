@@ -90,7 +90,7 @@ impl FindingPrevious {
             // (emptied, or gone): its files are all to be made again, so only the slug
             // history is kept, and the table of every output goes at once (at 500,000
             // papers 1,073,618 entries, which a build into an emptied folder carried
-            // to its end: peak 2.15 GB).
+            // to its end: peak 2.25 GB).
             (None, Some(reading)) => match reading.join().ok().flatten() {
                 Some(Loaded::Current(cache)) if uses_cache && self.manifest => {
                     (Some(Arc::new(cache)), None, false)
