@@ -110,7 +110,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport, BuildFailure> {
 pub fn link_site(options: &BuildOptions) -> Result<SiteGraph, BuildFailure> {
     let mut memo = BuildMemo::default();
     let (mut input, mut gathered, _) = load(options, &options.output_dir(), &mut memo, None)?;
-    Ok(link(&mut input, &memo, &mut gathered))
+    Ok(link(&mut input, &memo, &mut gathered).0)
 }
 
 /// [`build`], reusing what the previous build in this process left in `memo` (and
@@ -181,7 +181,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let output_check = previous.check_outputs(&output);
     require_records(options, &input, &gathered)?;
 
-    let mut graph = link(&mut input, memo, &mut gathered);
+    let (mut graph, freeing) = link(&mut input, memo, &mut gathered);
     timings.mark(&link_stage(&graph, memo));
     let mut on_disk = KeptOnDisk::open(options, memo);
     let mut plan = plan(
@@ -202,12 +202,11 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
         cache: previous.cache.as_deref(),
         files: OutputCheck::finish(output_check),
     };
-    let freeing = Freeing::of(memo, &graph);
     let rendering = Rendering {
         renderer: &renderer,
         writer: writer.as_ref(),
         statics: static_files.len(),
-        gives_back: freeing == Freeing::FirstGivingBack,
+        freeing,
         kept: &kept,
         progress: options.progress,
         memo,
@@ -415,16 +414,18 @@ fn text_store_dir(options: &BuildOptions) -> PathBuf {
     }
 }
 
-/// Links the record files into the site graph (and frees them). In a large one-off
-/// build ([`lean_from_bytes`]), whose abstracts reading put in a text store, out of
-/// memory, the graph's papers keep theirs there too, and from then on the allocator
-/// gives freed memory back to the system ([`memo::give_back_freed_memory_from_now_on`]).
-fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> SiteGraph {
+/// Links the record files into the site graph (and frees them), and decides how the
+/// build frees memory from then on ([`Freeing::of`]). In a large one-off build
+/// ([`lean_from_bytes`]), whose abstracts reading put in a text store, out of memory,
+/// the graph's papers keep theirs there too, and from then on the allocator gives
+/// freed memory back to the system ([`memo::give_back_freed_memory_from_now_on`]).
+fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> (SiteGraph, Freeing) {
     let rules = IdentityRules::of_site(&input.config, &input.bios);
     memo.link.hold_files(&input.records);
     let mut graph = link_with(&input.records, &rules, &memo.link);
     let store = input.abstracts_store.take();
-    if store.is_some() {
+    let freeing = Freeing::of(memo, store.is_some());
+    if freeing.gives_back() {
         // Before the records are freed, so that their memory goes back too.
         memo::give_back_freed_memory_from_now_on();
     }
@@ -434,7 +435,7 @@ fn link(input: &mut SiteInput, memo: &BuildMemo, gathered: &mut Gathered) -> Sit
         graph.store_texts(store);
     }
     gathered.0.extend(graph.diagnostics.iter().cloned());
-    graph
+    (graph, freeing)
 }
 
 /// The link stage's name in timings: whether the abstracts went to a text store's file,
@@ -739,9 +740,9 @@ struct Rendering<'r> {
     writer: Option<&'r OutputWriter>,
     /// How many static files the build writes besides the outputs.
     statics: usize,
-    /// Whether freed memory is given back once the search index is gone (see
-    /// [`Freeing::FirstGivingBack`]).
-    gives_back: bool,
+    /// How the build frees memory: whether it gives back what the search index took
+    /// once it is gone ([`Freeing::gives_back`]).
+    freeing: Freeing,
     kept: &'r KeptOutputs<'r>,
     progress: bool,
     memo: &'r BuildMemo,
@@ -787,7 +788,7 @@ impl Rendering<'_> {
         );
         rendered?;
         maker.forget_search();
-        if self.gives_back {
+        if self.freeing.gives_back() {
             // The search index is gone: what it took goes back before every thread
             // renders pages.
             memo::give_back_freed_memory();
@@ -862,13 +863,20 @@ enum Freeing {
 }
 
 impl Freeing {
-    /// How a build with `memo` that linked `graph` frees its plan.
-    fn of(memo: &BuildMemo, graph: &SiteGraph) -> Freeing {
-        match (memo.is_long_running(), graph.texts.on_disk()) {
+    /// How a build with `memo` frees memory: `stored` tells whether reading put the
+    /// abstracts in a text store, which only a large one-off build does.
+    fn of(memo: &BuildMemo, stored: bool) -> Freeing {
+        match (memo.is_long_running(), stored) {
             (true, _) => Freeing::Beside,
             (false, false) => Freeing::First,
             (false, true) => Freeing::FirstGivingBack,
         }
+    }
+
+    /// Whether the allocator gives freed memory back to the system: from linking on,
+    /// and at once after the search index and the plan are freed.
+    fn gives_back(self) -> bool {
+        self == Freeing::FirstGivingBack
     }
 }
 
