@@ -14,6 +14,7 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
@@ -372,6 +373,8 @@ pub struct LinkMemo {
     this_build: Mutex<KeptPapers>,
     /// How many papers the last link took from the previous build.
     taken: std::sync::atomic::AtomicUsize,
+    /// How many authors' lists the last link took from the previous build.
+    lists_taken: std::sync::atomic::AtomicUsize,
 }
 
 /// Papers one build assembled, each under the key of its copies ([`copies_key`]): the
@@ -393,6 +396,9 @@ struct KeptPapers {
     keys: Vec<u64>,
     /// The papers, in paper order.
     papers: Vec<Paper>,
+    /// The authors of the same build, whose lists the next build takes for each author
+    /// the change did not touch ([`TakenLists`]).
+    authors: Vec<Author>,
 }
 
 impl LinkMemo {
@@ -405,6 +411,12 @@ impl LinkMemo {
     /// assembling them.
     pub fn papers_taken(&self) -> usize {
         self.taken.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How many authors' sorted papers and co-authors the last link took from the
+    /// previous build rather than finding them ([`TakenLists`]).
+    pub fn author_lists_taken(&self) -> usize {
+        self.lists_taken.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Holds the record files this build links (the ones [`link_with`] is given), for
@@ -427,13 +439,18 @@ impl LinkMemo {
             return;
         }
         this_build.papers = std::mem::take(&mut graph.papers);
+        this_build.authors = std::mem::take(&mut graph.authors);
         *lock(&self.kept) = this_build;
     }
 
     /// The kept papers whose copies have `keys` (one for each paper of this build, in
-    /// paper order), taken out of the memo; the rest of the memo's papers are dropped.
-    fn take_papers(&self, keys: &[u64]) -> Vec<Option<Paper>> {
-        let kept = std::mem::take(&mut *lock(&self.kept));
+    /// paper order), taken out of the memo, each with its place in the previous build;
+    /// the rest of the memo's papers are dropped. Also the previous build's authors, and
+    /// how many papers it had.
+    fn take_papers(&self, keys: &[u64]) -> TakenPapers {
+        let mut kept = std::mem::take(&mut *lock(&self.kept));
+        let authors = std::mem::take(&mut kept.authors);
+        let previous_papers = kept.papers.len();
         let mut places: hash::ByHash<usize> = hash::ByHash::default();
         places.reserve(kept.keys.len());
         for (place, &key) in kept.keys.iter().enumerate() {
@@ -442,9 +459,12 @@ impl LinkMemo {
             }
         }
         let mut papers: Vec<Option<Paper>> = kept.papers.into_iter().map(Some).collect();
-        let taken: Vec<Option<Paper>> = keys
+        let taken: Vec<Option<(PaperId, Paper)>> = keys
             .iter()
-            .map(|key| places.get(key).and_then(|&place| papers[place].take()))
+            .map(|key| {
+                let place = *places.get(key)?;
+                papers[place].take().map(|paper| (place, paper))
+            })
             .collect();
         let count = taken.iter().filter(|p| p.is_some()).count();
         self.taken
@@ -455,8 +475,24 @@ impl LinkMemo {
         if papers.iter().any(Option::is_some) {
             free_in_background(papers);
         }
-        taken
+        TakenPapers {
+            papers: taken,
+            authors,
+            previous_papers,
+        }
     }
+}
+
+/// What [`LinkMemo::take_papers`] takes from the previous build.
+#[derive(Default)]
+struct TakenPapers {
+    /// For each paper of this build, in paper order, the previous build's paper with
+    /// the same copies and its place there.
+    papers: Vec<Option<(PaperId, Paper)>>,
+    /// The previous build's authors.
+    authors: Vec<Author>,
+    /// How many papers the previous build had.
+    previous_papers: usize,
 }
 
 /// The key of a paper's copies: the address of each copy's record file and the copy's
@@ -513,19 +549,24 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
 
     // Assemble papers in parallel (or take them from the previous build); each reports
     // its own disagreements.
-    let (mut keys, reused) = reusable_papers(&paper_order, &groups, &files, memo);
-    let assembled: Vec<(Paper, Vec<MergeNote>, Vec<Diagnostic>)> = paper_order
+    let (mut keys, taken) = reusable_papers(&paper_order, &groups, &files, memo);
+    let TakenPapers {
+        papers: reused,
+        authors: previous_authors,
+        previous_papers,
+    } = taken;
+    let assembled: Vec<Assembled> = paper_order
         .par_iter()
         .zip(reused)
         .enumerate()
         .map(|(paper_id, (&g, reused))| {
             let slug = paper_slugs[g].clone();
             match reused {
-                Some(paper) => (
-                    reassign(paper, slug, &groups[g], &file_author),
-                    vec![],
-                    vec![],
-                ),
+                Some((place, paper)) => {
+                    let same_slug = paper.slug == slug;
+                    let paper = reassign(paper, slug, &groups[g], &file_author);
+                    (paper, vec![], vec![], same_slug.then_some(place))
+                }
                 None => {
                     let copies = PaperCopies::new(&groups[g], &files, &paths);
                     let (mut paper, notes, diagnostics) =
@@ -533,18 +574,22 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
                     if memo.keeps_papers {
                         paper.derived = DerivedSlot::keeping();
                     }
-                    (paper, notes, diagnostics)
+                    (paper, notes, diagnostics, None)
                 }
             }
         })
         .collect();
     let mut merge_notes = Vec::new();
     let mut papers = Vec::with_capacity(assembled.len());
-    for (paper_id, (paper, mut notes, mut diags)) in assembled.into_iter().enumerate() {
+    let mut paper_now: Vec<Option<PaperId>> = vec![None; previous_papers];
+    for (paper_id, (paper, mut notes, mut diags, place)) in assembled.into_iter().enumerate() {
         if !(notes.is_empty() && diags.is_empty()) {
             if let Some(key) = keys.get_mut(paper_id) {
                 *key = 0;
             }
+        }
+        if let Some(place) = place {
+            paper_now[place] = Some(paper_id);
         }
         papers.push(paper);
         merge_notes.append(&mut notes);
@@ -560,11 +605,13 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         .map(|(slug, provisional)| (slug.clone(), author_id[*provisional]))
         .collect();
     let mut authors = assemble_authors(people, &files, &author_order, &papers);
-    sort_author_papers(&mut authors, &papers);
-    let coauthors = coauthor_lists(&authors, &papers);
-    for (author, list) in authors.iter_mut().zip(coauthors) {
-        author.coauthors = list;
+    let previous = TakenLists::new(previous_authors, paper_now, &authors);
+    let taken = previous.take_into(&mut authors);
+    if memo.keeps_papers {
+        (memo.lists_taken).store(taken.iter().filter(|&&t| t).count(), Relaxed);
     }
+    sort_author_papers(&mut authors, &papers, &taken);
+    find_coauthors(&mut authors, &papers, &taken);
     SiteGraph {
         authors,
         papers,
@@ -575,6 +622,10 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     }
 }
 
+/// An assembled paper with its merge notes and warnings, and, for a paper taken from
+/// the previous build under the same slug, its place there.
+type Assembled = (Paper, Vec<MergeNote>, Vec<Diagnostic>, Option<PaperId>);
+
 /// Each paper's copies key, in paper order, and the previous build's paper for each
 /// whose key the memo has (none when the memo keeps no papers).
 fn reusable_papers(
@@ -582,9 +633,16 @@ fn reusable_papers(
     groups: &[PaperGroup],
     files: &[&RecordFile],
     memo: &LinkMemo,
-) -> (Vec<u64>, Vec<Option<Paper>>) {
+) -> (Vec<u64>, TakenPapers) {
     if !memo.keeps_papers {
-        return (Vec::new(), (0..paper_order.len()).map(|_| None).collect());
+        let papers = (0..paper_order.len()).map(|_| None).collect();
+        return (
+            Vec::new(),
+            TakenPapers {
+                papers,
+                ..TakenPapers::default()
+            },
+        );
     }
     let keys: Vec<u64> = (paper_order.par_iter())
         .map(|&g| copies_key(&groups[g], files))
@@ -886,8 +944,9 @@ impl<'g> PaperCopies<'g> {
     }
 }
 
-/// Each author's papers, newest first, then by title key and slug.
-fn sort_author_papers(authors: &mut [Author], papers: &[Paper]) {
+/// Each author's papers, newest first, then by title key and slug; but those of the
+/// authors whose lists were `taken` from the previous build, which are in that order.
+fn sort_author_papers(authors: &mut [Author], papers: &[Paper], taken: &[bool]) {
     let title_keys: Vec<Cow<str>> = papers
         .par_iter()
         .map(|p| match p.derived.get() {
@@ -900,7 +959,8 @@ fn sort_author_papers(authors: &mut [Author], papers: &[Paper]) {
             None => Cow::Owned(text_key(&p.title)),
         })
         .collect();
-    authors.par_iter_mut().for_each(|author| {
+    let to_sort = (authors.par_iter_mut().zip(taken)).filter(|(_, &taken)| !taken);
+    to_sort.for_each(|(author, _)| {
         author.papers.sort_by(|&a, &b| {
             papers[b]
                 .year
@@ -912,29 +972,137 @@ fn sort_author_papers(authors: &mut [Author], papers: &[Paper]) {
 }
 
 /// Each author's co-authors with the number of papers they share, most first (ties:
-/// by name key).
-fn coauthor_lists(authors: &[Author], papers: &[Paper]) -> Vec<Vec<(AuthorId, usize)>> {
+/// by name key); but those of the authors whose lists were `taken` from the previous
+/// build.
+fn find_coauthors(authors: &mut [Author], papers: &[Paper], taken: &[bool]) {
     let key_rank = key_ranks(authors);
-    (0..authors.len())
+    let lists: Vec<Option<Vec<(AuthorId, usize)>>> = (0..authors.len())
         .into_par_iter()
-        .map(|id| {
-            // Every co-author once per shared paper, sorted, then counted in runs.
-            let mut others: Vec<AuthorId> = (authors[id].papers.iter())
-                .flat_map(|&paper| papers[paper].authors.iter().copied())
-                .filter(|&other| other != id)
-                .collect();
-            others.sort_unstable();
-            let mut list: Vec<(AuthorId, usize)> = Vec::new();
-            for other in others {
-                match list.last_mut() {
-                    Some((last, count)) if *last == other => *count += 1,
-                    _ => list.push((other, 1)),
+        .map(|id| (!taken[id]).then(|| coauthors_of(id, &authors[id], papers, &key_rank)))
+        .collect();
+    for (author, list) in authors.iter_mut().zip(lists) {
+        if let Some(list) = list {
+            author.coauthors = list;
+        }
+    }
+}
+
+/// The co-authors of `author` (whose id is `id`) with the number of papers they share,
+/// most first, then by `key_rank`.
+fn coauthors_of(
+    id: AuthorId,
+    author: &Author,
+    papers: &[Paper],
+    key_rank: &[u32],
+) -> Vec<(AuthorId, usize)> {
+    // Every co-author once per shared paper, sorted, then counted in runs.
+    let mut others: Vec<AuthorId> = (author.papers.iter())
+        .flat_map(|&paper| papers[paper].authors.iter().copied())
+        .filter(|&other| other != id)
+        .collect();
+    others.sort_unstable();
+    let mut list: Vec<(AuthorId, usize)> = Vec::new();
+    for other in others {
+        match list.last_mut() {
+            Some((last, count)) if *last == other => *count += 1,
+            _ => list.push((other, 1)),
+        }
+    }
+    list.sort_by_key(|&(other, count)| (std::cmp::Reverse(count), key_rank[other]));
+    list
+}
+
+/// The previous build's authors, and where its papers and authors are in this build,
+/// for those that are the same: a paper taken from it ([`KeptPapers`]) with the same
+/// slug; an author with the same slug, identity key and files.
+///
+/// An author who is the same, all of whose previous papers are the same and as many as
+/// now, and all of whose previous co-authors are the same, has the same lists as
+/// before, with the ids of this build:
+/// * the same papers: each has the same copies, in the same files, which are the
+///   author's now as they were; as many, so no other;
+/// * in the same order: the same years and titles, and ids in the order of slugs,
+///   which are the same;
+/// * the same co-authors, as many times: the same papers' files belong to the same
+///   authors; in the same order, since their keys and slugs are the same.
+///
+/// So a rebuild finds these lists only for the authors a change touched.
+struct TakenLists {
+    /// The previous build's authors, by their previous ids.
+    authors: Vec<Author>,
+    /// For each previous paper, its id in this build if it is the same.
+    paper_now: Vec<Option<PaperId>>,
+    /// For each previous author, their id in this build if they are the same.
+    author_now: Vec<Option<AuthorId>>,
+    /// For each author of this build, their previous id if they are the same.
+    author_before: Vec<Option<usize>>,
+}
+
+impl TakenLists {
+    /// Matches the `previous` authors (sorted by slug, as `authors` are) to this build's.
+    fn new(previous: Vec<Author>, paper_now: Vec<Option<PaperId>>, authors: &[Author]) -> Self {
+        let mut author_now = vec![None; previous.len()];
+        let mut author_before = vec![None; authors.len()];
+        let (mut before, mut now) = (0, 0);
+        while before < previous.len() && now < authors.len() {
+            let (was, is) = (&previous[before], &authors[now]);
+            match was.slug.cmp(&is.slug) {
+                std::cmp::Ordering::Less => before += 1,
+                std::cmp::Ordering::Greater => now += 1,
+                std::cmp::Ordering::Equal => {
+                    if was.key == is.key && was.files == is.files {
+                        author_now[before] = Some(now);
+                        author_before[now] = Some(before);
+                    }
+                    before += 1;
+                    now += 1;
                 }
             }
-            list.sort_by_key(|&(other, count)| (std::cmp::Reverse(count), key_rank[other]));
-            list
-        })
-        .collect()
+        }
+        TakenLists {
+            authors: previous,
+            paper_now,
+            author_now,
+            author_before,
+        }
+    }
+
+    /// Gives each author whose lists are the same as before (see [`TakenLists`]) those
+    /// lists, with this build's ids; whether each author's were taken.
+    fn take_into(self, authors: &mut [Author]) -> Vec<bool> {
+        (authors.par_iter_mut().zip(&self.author_before))
+            .map(|(author, before)| {
+                let taken = before.and_then(|before| self.lists_of(author, before));
+                let Some((papers, coauthors)) = taken else {
+                    return false;
+                };
+                author.papers = papers;
+                author.coauthors = coauthors;
+                true
+            })
+            .collect()
+    }
+
+    /// The lists of the previous build's author `before`, with this build's ids, if
+    /// they are `author`'s now.
+    #[allow(clippy::type_complexity)]
+    fn lists_of(
+        &self,
+        author: &Author,
+        before: usize,
+    ) -> Option<(Vec<PaperId>, Vec<(AuthorId, usize)>)> {
+        let was = &self.authors[before];
+        if was.papers.len() != author.papers.len() {
+            return None;
+        }
+        let papers = (was.papers.iter())
+            .map(|&paper| self.paper_now[paper])
+            .collect::<Option<Vec<PaperId>>>()?;
+        let coauthors = (was.coauthors.iter())
+            .map(|&(other, count)| Some((self.author_now[other]?, count)))
+            .collect::<Option<Vec<(AuthorId, usize)>>>()?;
+        Some((papers, coauthors))
+    }
 }
 
 /// Each author's rank among the authors ordered by identity key (equal keys, equal
@@ -1522,6 +1690,98 @@ mod tests {
         let third = vec![aaron, ada];
         assert_same_graph(&link_keeping(&third, &memo), &link(&third));
         assert_eq!(memo.papers_taken(), 1, "Looms");
+    }
+
+    #[test]
+    fn author_lists_taken_from_the_previous_link_equal_lists_found_afresh() {
+        let mut memo = LinkMemo::default();
+        memo.enable();
+        let ada = Arc::new(file(
+            "a.txt",
+            "Ada Byron",
+            vec![
+                record("Engines", 1843, Some("Notes."), "cs.GL"),
+                record("Tables", 1844, Some("Numbers."), "math.NA"),
+            ],
+        ));
+        let bo = Arc::new(file(
+            "b.txt",
+            "Bo Chen",
+            vec![
+                record("Engines", 1843, Some("Notes."), "cs.GL"),
+                record("Gears", 1850, Some("Teeth."), "cs.AR"),
+            ],
+        ));
+        let cy = Arc::new(file(
+            "c.txt",
+            "Cy Dane",
+            vec![
+                record("Tables", 1844, Some("Numbers."), "math.NA"),
+                record("Dials", 1846, Some("Hands."), "cs.AR"),
+            ],
+        ));
+        let di = Arc::new(file(
+            "d.txt",
+            "Di Eve",
+            vec![record("Dials", 1846, Some("Hands."), "cs.AR")],
+        ));
+        let mut files = vec![ada, bo, cy, di];
+        link_keeping(&files, &memo);
+        assert_eq!(
+            memo.author_lists_taken(),
+            0,
+            "nothing kept before the first link"
+        );
+
+        // A new author whose name sorts first: every id moves, no list changes.
+        files.push(Arc::new(file(
+            "0.txt",
+            "Aaron Abel",
+            vec![record("Levers", 1860, Some("Force."), "physics.class-ph")],
+        )));
+        let linked = link_keeping(&files, &memo);
+        assert_same_graph(&linked, &link(&files));
+        assert_eq!(
+            memo.author_lists_taken(),
+            4,
+            "every author's but the new one's"
+        );
+
+        // Di gets a second file: Di's papers and Cy's co-authors change. Ada's lists
+        // are taken (Cy is the same author), Bo's and Aaron's too.
+        files.push(Arc::new(file(
+            "d2.txt",
+            "Di Eve",
+            vec![record("Springs", 1847, Some("Coils."), "cs.AR")],
+        )));
+        let linked = link_keeping(&files, &memo);
+        assert_same_graph(&linked, &link(&files));
+        assert_eq!(memo.author_lists_taken(), 3, "Aaron's, Ada's and Bo's");
+        let cy = linked.author_by_slug("cy-dane").unwrap();
+        assert_eq!(cy.coauthors.len(), 2);
+
+        // Another paper titled Gears in 1850 with another abstract: its slug and maybe
+        // the first one's change; whatever is taken equals what is found afresh.
+        files.push(Arc::new(file(
+            "z.txt",
+            "Zed Young",
+            vec![
+                record("Gears", 1850, Some("Other teeth."), "cs.AR"),
+                record("Engines", 1843, Some("Notes."), "cs.GL"),
+            ],
+        )));
+        let linked = link_keeping(&files, &memo);
+        assert_same_graph(&linked, &link(&files));
+        let bo = linked.author_by_slug("bo-chen").unwrap();
+        assert_eq!(bo.coauthors.len(), 2, "Ada and now Zed");
+        assert_eq!(memo.author_lists_taken(), 3, "Aaron's, Cy's and Di's");
+
+        // Ada's file removed: Engines' and Tables' copies change, so Bo's, Cy's and
+        // Zed's lists are found again; Aaron's and Di's are taken.
+        files.retain(|f| f.path != Path::new("a.txt"));
+        let linked = link_keeping(&files, &memo);
+        assert_same_graph(&linked, &link(&files));
+        assert_eq!(memo.author_lists_taken(), 2, "Aaron's and Di's");
     }
 
     #[test]

@@ -444,8 +444,9 @@ fn link_stage(graph: &SiteGraph, memo: &BuildMemo) -> String {
     if graph.texts.on_disk() {
         "link (stored)".to_string()
     } else if memo.is_long_running() {
-        let taken = memo.link.papers_taken();
-        format!("link ({taken} of {} papers taken)", graph.papers.len())
+        let (taken, lists) = (memo.link.papers_taken(), memo.link.author_lists_taken());
+        let (papers, authors) = (graph.papers.len(), graph.authors.len());
+        format!("link ({taken} of {papers} papers, {lists} of {authors} authors' lists taken)")
     } else {
         "link".to_string()
     }
