@@ -1034,15 +1034,12 @@ struct TakenLists {
     paper_now: Vec<Option<PaperId>>,
     /// For each previous author, their id in this build if they are the same.
     author_now: Vec<Option<AuthorId>>,
-    /// For each author of this build, their previous id if they are the same.
-    author_before: Vec<Option<usize>>,
 }
 
 impl TakenLists {
     /// Matches the `previous` authors (sorted by slug, as `authors` are) to this build's.
     fn new(previous: Vec<Author>, paper_now: Vec<Option<PaperId>>, authors: &[Author]) -> Self {
         let mut author_now = vec![None; previous.len()];
-        let mut author_before = vec![None; authors.len()];
         let (mut before, mut now) = (0, 0);
         while before < previous.len() && now < authors.len() {
             let (was, is) = (&previous[before], &authors[now]);
@@ -1052,7 +1049,6 @@ impl TakenLists {
                 std::cmp::Ordering::Equal => {
                     if was.key == is.key && was.files == is.files {
                         author_now[before] = Some(now);
-                        author_before[now] = Some(before);
                     }
                     before += 1;
                     now += 1;
@@ -1063,46 +1059,61 @@ impl TakenLists {
             authors: previous,
             paper_now,
             author_now,
-            author_before,
         }
     }
 
     /// Gives each author whose lists are the same as before (see [`TakenLists`]) those
-    /// lists, with this build's ids; whether each author's were taken.
+    /// lists, with this build's ids; whether each author's were taken. The previous
+    /// lists are changed in place, and the rest of the previous authors freed on
+    /// another thread (a free for each of their strings and lists: 0.2 s at 215,000
+    /// authors on this one).
     fn take_into(self, authors: &mut [Author]) -> Vec<bool> {
-        (authors.par_iter_mut().zip(&self.author_before))
-            .map(|(author, before)| {
-                let taken = before.and_then(|before| self.lists_of(author, before));
-                let Some((papers, coauthors)) = taken else {
-                    return false;
-                };
-                author.papers = papers;
-                author.coauthors = coauthors;
-                true
-            })
-            .collect()
-    }
-
-    /// The lists of the previous build's author `before`, with this build's ids, if
-    /// they are `author`'s now.
-    #[allow(clippy::type_complexity)]
-    fn lists_of(
-        &self,
-        author: &Author,
-        before: usize,
-    ) -> Option<(Vec<PaperId>, Vec<(AuthorId, usize)>)> {
-        let was = &self.authors[before];
-        if was.papers.len() != author.papers.len() {
-            return None;
+        let TakenLists {
+            authors: previous,
+            paper_now,
+            author_now,
+        } = self;
+        if previous.is_empty() {
+            return vec![false; authors.len()];
         }
-        let papers = (was.papers.iter())
-            .map(|&paper| self.paper_now[paper])
-            .collect::<Option<Vec<PaperId>>>()?;
-        let coauthors = (was.coauthors.iter())
-            .map(|&(other, count)| Some((self.author_now[other]?, count)))
-            .collect::<Option<Vec<(AuthorId, usize)>>>()?;
-        Some((papers, coauthors))
+        let mut was_by_now: Vec<Option<Author>> = (0..authors.len()).map(|_| None).collect();
+        let mut gone = Vec::new();
+        for (was, now) in previous.into_iter().zip(&author_now) {
+            match now {
+                Some(now) => was_by_now[*now] = Some(was),
+                None => gone.push(was),
+            }
+        }
+        let taken = (authors.par_iter_mut().zip(&mut was_by_now))
+            .map(|(author, was)| {
+                let Some(was) = was else { return false };
+                let same = was.papers.len() == author.papers.len()
+                    && now_ids(&mut was.papers, |paper| paper_now[paper])
+                    && now_ids(&mut was.coauthors, |(other, count)| {
+                        Some((author_now[other]?, count))
+                    });
+                if same {
+                    author.papers = std::mem::take(&mut was.papers);
+                    author.coauthors = std::mem::take(&mut was.coauthors);
+                }
+                same
+            })
+            .collect();
+        free_in_background((was_by_now, gone));
+        taken
     }
+}
+
+/// Changes each of `ids` to what `now` gives for it; false, leaving `ids` part changed,
+/// as soon as `now` gives nothing.
+fn now_ids<T: std::marker::Copy>(ids: &mut [T], now: impl Fn(T) -> Option<T>) -> bool {
+    for id in ids {
+        match now(*id) {
+            Some(new) => *id = new,
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Each author's rank among the authors ordered by identity key (equal keys, equal
