@@ -142,6 +142,8 @@ pub struct PaperDerived {
     /// The normalized key of the title ([`text_key`]), by which an author's papers of a
     /// year are ordered.
     title_key: Derived<String>,
+    /// The slug its title and year make ([`paper_slugs`]), before it is made unique.
+    base_slug: Derived<String>,
     /// The paper's identity across builds, with its abstract's content hash and key
     /// (see `crate::plan::redirects`). The key is the one the first build that asked
     /// found, in its history or by normalizing the abstract; that build's history, which
@@ -359,9 +361,10 @@ fn chars(text: &Text) -> usize {
 /// the previous build assembled (see [`LinkMemo::keep_papers`]), with what later stages
 /// derived from them ([`PaperDerived`]).
 ///
-/// Slugs are not kept: making a title's slug again is quicker than finding it by a hash
-/// of the title (at 500,000 papers a link took 2.26–2.39 s without them against
-/// 2.60–2.77 s with them, `examples/link_bench.rs`).
+/// A taken paper brings the slug its title and year make ([`PaperDerived`]): it is
+/// taken before the papers are slugged. (Slugs kept by a hash of the title instead cost
+/// more than making them again: at 500,000 papers a link took 2.60–2.77 s with such a
+/// table against 2.26–2.39 s without, `examples/link_bench.rs`.)
 #[derive(Default)]
 pub struct LinkMemo {
     /// Whether papers are kept for the next build.
@@ -527,13 +530,16 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     let files: Vec<&RecordFile> = order.iter().map(|&i| files[i].borrow()).collect();
 
     // Authors and papers are found side by side: finding authors is mostly serial.
-    let (mut people, (groups, (paper_slugs, paper_order))) = rayon::join(
+    // Papers are grouped, then those of the previous build with the same copies taken
+    // (which bring their base slugs), then slugged.
+    let (mut people, (groups, (keys, taken), (paper_slugs, paper_order))) = rayon::join(
         || group_authors(&files, rules),
         || {
             find_title_keys(&files);
             let groups = group_papers(&files);
-            let slugs = paper_slugs(&files, &groups);
-            (groups, slugs)
+            let taken = reusable_papers(&groups, &files, memo);
+            let slugs = paper_slugs(&files, &groups, &taken.1.papers);
+            (groups, taken, slugs)
         },
     );
     let mut diagnostics = std::mem::take(&mut people.diagnostics);
@@ -549,12 +555,19 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
 
     // Assemble papers in parallel (or take them from the previous build); each reports
     // its own disagreements.
-    let (mut keys, taken) = reusable_papers(&paper_order, &groups, &files, memo);
     let TakenPapers {
-        papers: reused,
+        papers: mut reused_by_group,
         authors: previous_authors,
         previous_papers,
     } = taken;
+    let mut keys: Vec<u64> = match keys.is_empty() {
+        true => keys,
+        false => paper_order.iter().map(|&g| keys[g]).collect(),
+    };
+    let reused: Vec<Option<(PaperId, Paper)>> = (paper_order.iter())
+        .map(|&g| reused_by_group[g].take())
+        .collect();
+    drop(reused_by_group);
     let assembled: Vec<Assembled> = paper_order
         .par_iter()
         .zip(reused)
@@ -626,16 +639,15 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
 /// the previous build under the same slug, its place there.
 type Assembled = (Paper, Vec<MergeNote>, Vec<Diagnostic>, Option<PaperId>);
 
-/// Each paper's copies key, in paper order, and the previous build's paper for each
-/// whose key the memo has (none when the memo keeps no papers).
+/// Each group's copies key, and the previous build's paper for each whose key the memo
+/// has (none when the memo keeps no papers), in the order of `groups`.
 fn reusable_papers(
-    paper_order: &[usize],
     groups: &[PaperGroup],
     files: &[&RecordFile],
     memo: &LinkMemo,
 ) -> (Vec<u64>, TakenPapers) {
     if !memo.keeps_papers {
-        let papers = (0..paper_order.len()).map(|_| None).collect();
+        let papers = (0..groups.len()).map(|_| None).collect();
         return (
             Vec::new(),
             TakenPapers {
@@ -644,8 +656,8 @@ fn reusable_papers(
             },
         );
     }
-    let keys: Vec<u64> = (paper_order.par_iter())
-        .map(|&g| copies_key(&groups[g], files))
+    let keys: Vec<u64> = (groups.par_iter())
+        .map(|group| copies_key(group, files))
         .collect();
     let reused = memo.take_papers(&keys);
     (keys, reused)
@@ -758,16 +770,26 @@ fn group_papers<'r>(files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
     groups
 }
 
-/// Each paper's slug: its first copy's title and its year, made unique by the paper's
-/// abstract and title keys; and the papers in the order of their slugs.
-fn paper_slugs(files: &[&RecordFile], groups: &[PaperGroup]) -> (Vec<String>, Vec<usize>) {
+/// Each paper's slug: its first copy's title and its year (which a paper `taken` from
+/// the previous build for the group brings), made unique by the paper's abstract and
+/// title keys; and the papers in the order of their slugs.
+fn paper_slugs(
+    files: &[&RecordFile],
+    groups: &[PaperGroup],
+    taken: &[Option<(PaperId, Paper)>],
+) -> (Vec<String>, Vec<usize>) {
     unique_slugs_ordered(
-        groups
-            .par_iter()
-            .map(|g| {
-                let first = &g.copies[0];
-                let record = &files[first.file].records[first.record];
-                format!("{}-{}", slugify(&record.title, "paper"), record.year)
+        (groups.par_iter().zip(taken))
+            .map(|(g, taken)| {
+                let base_slug = || {
+                    let first = &g.copies[0];
+                    let record = &files[first.file].records[first.record];
+                    format!("{}-{}", slugify(&record.title, "paper"), record.year)
+                };
+                match taken.as_ref().and_then(|(_, paper)| paper.derived.get()) {
+                    Some(derived) => derived.base_slug.get_or_init(base_slug).clone(),
+                    None => base_slug(),
+                }
             })
             .collect(),
         |i| {
@@ -1621,6 +1643,9 @@ mod tests {
             .title_key
             .get_or_init(String::new);
         assert_eq!(title_key, &text_key("Engines"));
+        // So did slugging the title and year, kept for the next link.
+        let base_slug = engines.derived.get().unwrap().base_slug.0.get();
+        assert_eq!(base_slug.map(String::as_str), Some("engines-1843"));
         // A one-off link keeps nothing with its papers.
         let one_off = link(&second);
         assert!(one_off.papers.iter().all(|p| p.derived.get().is_none()));
