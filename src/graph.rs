@@ -419,7 +419,7 @@ impl LinkMemo {
     /// How many authors' sorted papers and co-authors the last link took from the
     /// previous build rather than finding them ([`TakenLists`]).
     pub fn author_lists_taken(&self) -> usize {
-        self.lists_taken.load(std::sync::atomic::Ordering::Relaxed)
+        self.lists_taken.load(Relaxed)
     }
 
     /// Holds the record files this build links (the ones [`link_with`] is given), for
@@ -446,8 +446,8 @@ impl LinkMemo {
         *lock(&self.kept) = this_build;
     }
 
-    /// The kept papers whose copies have `keys` (one for each paper of this build, in
-    /// paper order), taken out of the memo, each with its place in the previous build;
+    /// The kept papers whose copies have `keys` (one for each paper of this build),
+    /// taken out of the memo, each with its place in the previous build;
     /// the rest of the memo's papers are dropped. Also the previous build's authors, and
     /// how many papers it had.
     fn take_papers(&self, keys: &[u64]) -> TakenPapers {
@@ -489,8 +489,8 @@ impl LinkMemo {
 /// What [`LinkMemo::take_papers`] takes from the previous build.
 #[derive(Default)]
 struct TakenPapers {
-    /// For each paper of this build, in paper order, the previous build's paper with
-    /// the same copies and its place there.
+    /// For each key [`LinkMemo::take_papers`] was given (a group of records that is a
+    /// paper), the previous build's paper with the same copies and its place there.
     papers: Vec<Option<(PaperId, Paper)>>,
     /// The previous build's authors.
     authors: Vec<Author>,
@@ -553,64 +553,26 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
     let file_author: Vec<AuthorId> = people.of_file.iter().map(|&a| author_id[a]).collect();
     let paths: Vec<Arc<Path>> = files.iter().map(|f| Arc::from(f.path.as_path())).collect();
 
-    // Assemble papers in parallel (or take them from the previous build); each reports
-    // its own disagreements.
-    let TakenPapers {
-        papers: mut reused_by_group,
-        authors: previous_authors,
-        previous_papers,
-    } = taken;
-    let mut keys: Vec<u64> = match keys.is_empty() {
-        true => keys,
-        false => paper_order.iter().map(|&g| keys[g]).collect(),
+    let assembly = PaperAssembly {
+        files: &files,
+        paths: &paths,
+        groups: &groups,
+        file_author: &file_author,
+        memo,
     };
-    let reused: Vec<Option<(PaperId, Paper)>> = (paper_order.iter())
-        .map(|&g| reused_by_group[g].take())
-        .collect();
-    drop(reused_by_group);
-    let assembled: Vec<Assembled> = paper_order
-        .par_iter()
-        .zip(reused)
-        .enumerate()
-        .map(|(paper_id, (&g, reused))| {
-            let slug = paper_slugs[g].clone();
-            match reused {
-                Some((place, paper)) => {
-                    let same_slug = paper.slug == slug;
-                    let paper = reassign(paper, slug, &groups[g], &file_author);
-                    (paper, vec![], vec![], same_slug.then_some(place))
-                }
-                None => {
-                    let copies = PaperCopies::new(&groups[g], &files, &paths);
-                    let (mut paper, notes, diagnostics) =
-                        copies.assemble(paper_id, slug, &file_author);
-                    if memo.keeps_papers {
-                        paper.derived = DerivedSlot::keeping();
-                    }
-                    (paper, notes, diagnostics, None)
-                }
-            }
-        })
-        .collect();
-    let mut merge_notes = Vec::new();
-    let mut papers = Vec::with_capacity(assembled.len());
-    let mut paper_now: Vec<Option<PaperId>> = vec![None; previous_papers];
-    for (paper_id, (paper, mut notes, mut diags, place)) in assembled.into_iter().enumerate() {
-        if !(notes.is_empty() && diags.is_empty()) {
-            if let Some(key) = keys.get_mut(paper_id) {
-                *key = 0;
-            }
-        }
-        if let Some(place) = place {
-            paper_now[place] = Some(paper_id);
-        }
-        papers.push(paper);
-        merge_notes.append(&mut notes);
-        diagnostics.append(&mut diags);
-    }
-    if memo.keeps_papers {
-        lock(&memo.this_build).keys = keys;
-    }
+    let AssembledPapers {
+        papers,
+        merge_notes,
+        diagnostics: mut paper_diagnostics,
+        paper_now,
+    } = assembly.assemble(
+        &paper_order,
+        &paper_slugs,
+        keys,
+        taken.papers,
+        taken.previous_papers,
+    );
+    diagnostics.append(&mut paper_diagnostics);
 
     let former_author_slugs = people
         .former_slugs
@@ -618,7 +580,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         .map(|(slug, provisional)| (slug.clone(), author_id[*provisional]))
         .collect();
     let mut authors = assemble_authors(people, &files, &author_order, &papers);
-    let previous = TakenLists::new(previous_authors, paper_now, &authors);
+    let previous = TakenLists::new(taken.authors, paper_now, &authors);
     let taken = previous.take_into(&mut authors);
     if memo.keeps_papers {
         (memo.lists_taken).store(taken.iter().filter(|&&t| t).count(), Relaxed);
@@ -639,22 +601,121 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
 /// the previous build under the same slug, its place there.
 type Assembled = (Paper, Vec<MergeNote>, Vec<Diagnostic>, Option<PaperId>);
 
+/// What papers are assembled from: the record files (in path order) with their paths,
+/// the groups of records that are papers, and each file's author.
+struct PaperAssembly<'a, 'r> {
+    files: &'a [&'r RecordFile],
+    paths: &'a [Arc<Path>],
+    groups: &'a [PaperGroup<'r>],
+    file_author: &'a [AuthorId],
+    memo: &'a LinkMemo,
+}
+
+/// The papers, in the order of their slugs, with what assembling them reported, and
+/// for each of the previous build's papers its id now, if it was taken under the same
+/// slug.
+struct AssembledPapers {
+    papers: Vec<Paper>,
+    merge_notes: Vec<MergeNote>,
+    diagnostics: Vec<Diagnostic>,
+    paper_now: Vec<Option<PaperId>>,
+}
+
+impl PaperAssembly<'_, '_> {
+    /// Assembles the papers (the groups in `paper_order`, with their `slugs`) in
+    /// parallel, or takes them from the previous build (`taken`, by group, when the memo
+    /// kept papers; `previous_papers` were kept); each reports its own disagreements.
+    /// Keeps the papers' copies `keys` (by group) for the next build, but for papers
+    /// whose copies disagreed.
+    fn assemble(
+        &self,
+        paper_order: &[usize],
+        slugs: &[String],
+        keys: Vec<u64>,
+        mut taken: Vec<Option<(PaperId, Paper)>>,
+        previous_papers: usize,
+    ) -> AssembledPapers {
+        let assembled: Vec<Assembled> = match taken.is_empty() {
+            true => (paper_order.par_iter().enumerate())
+                .map(|(paper_id, &g)| self.paper(paper_id, g, slugs[g].clone(), None))
+                .collect(),
+            false => {
+                let reused: Vec<_> = paper_order.iter().map(|&g| taken[g].take()).collect();
+                drop(taken);
+                (paper_order.par_iter().zip(reused).enumerate())
+                    .map(|(paper_id, (&g, reused))| {
+                        self.paper(paper_id, g, slugs[g].clone(), reused)
+                    })
+                    .collect()
+            }
+        };
+        let mut keys: Vec<u64> = match keys.is_empty() {
+            true => keys,
+            false => paper_order.iter().map(|&g| keys[g]).collect(),
+        };
+        let mut done = AssembledPapers {
+            papers: Vec::with_capacity(assembled.len()),
+            merge_notes: Vec::new(),
+            diagnostics: Vec::new(),
+            paper_now: vec![None; previous_papers],
+        };
+        for (paper_id, (paper, mut notes, mut diags, place)) in assembled.into_iter().enumerate() {
+            if !(notes.is_empty() && diags.is_empty()) {
+                if let Some(key) = keys.get_mut(paper_id) {
+                    *key = 0;
+                }
+            }
+            if let Some(place) = place {
+                done.paper_now[place] = Some(paper_id);
+            }
+            done.papers.push(paper);
+            done.merge_notes.append(&mut notes);
+            done.diagnostics.append(&mut diags);
+        }
+        if self.memo.keeps_papers {
+            lock(&self.memo.this_build).keys = keys;
+        }
+        done
+    }
+
+    /// Paper `paper_id`, of group `g`, with its `slug`: the previous build's paper with
+    /// the same copies (`reused`) given this build's slug and authors, or assembled.
+    fn paper(
+        &self,
+        paper_id: PaperId,
+        g: usize,
+        slug: String,
+        reused: Option<(PaperId, Paper)>,
+    ) -> Assembled {
+        let group = &self.groups[g];
+        match reused {
+            Some((place, paper)) => {
+                let same_slug = paper.slug == slug;
+                let paper = reassign(paper, slug, group, self.file_author);
+                (paper, vec![], vec![], same_slug.then_some(place))
+            }
+            None => {
+                let copies = PaperCopies::new(group, self.files, self.paths);
+                let (mut paper, notes, diagnostics) =
+                    copies.assemble(paper_id, slug, self.file_author);
+                if self.memo.keeps_papers {
+                    paper.derived = DerivedSlot::keeping();
+                }
+                (paper, notes, diagnostics, None)
+            }
+        }
+    }
+}
+
 /// Each group's copies key, and the previous build's paper for each whose key the memo
-/// has (none when the memo keeps no papers), in the order of `groups`.
+/// has, in the order of `groups`; both empty when the memo keeps no papers.
 fn reusable_papers(
     groups: &[PaperGroup],
     files: &[&RecordFile],
     memo: &LinkMemo,
 ) -> (Vec<u64>, TakenPapers) {
     if !memo.keeps_papers {
-        let papers = (0..groups.len()).map(|_| None).collect();
-        return (
-            Vec::new(),
-            TakenPapers {
-                papers,
-                ..TakenPapers::default()
-            },
-        );
+        return (Vec::new(), TakenPapers::default());
     }
     let keys: Vec<u64> = (groups.par_iter())
         .map(|group| copies_key(group, files))
@@ -771,7 +832,7 @@ fn group_papers<'r>(files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
 }
 
 /// Each paper's slug: its first copy's title and its year (which a paper `taken` from
-/// the previous build for the group brings), made unique by the paper's abstract and
+/// the previous build for the group brings; `taken` is empty when none is), made unique by the paper's abstract and
 /// title keys; and the papers in the order of their slugs.
 fn paper_slugs(
     files: &[&RecordFile],
@@ -779,14 +840,15 @@ fn paper_slugs(
     taken: &[Option<(PaperId, Paper)>],
 ) -> (Vec<String>, Vec<usize>) {
     unique_slugs_ordered(
-        (groups.par_iter().zip(taken))
-            .map(|(g, taken)| {
+        (groups.par_iter().enumerate())
+            .map(|(i, g)| {
                 let base_slug = || {
                     let first = &g.copies[0];
                     let record = &files[first.file].records[first.record];
                     format!("{}-{}", slugify(&record.title, "paper"), record.year)
                 };
-                match taken.as_ref().and_then(|(_, paper)| paper.derived.get()) {
+                let taken = taken.get(i).and_then(Option::as_ref);
+                match taken.and_then(|(_, paper)| paper.derived.get()) {
                     Some(derived) => derived.base_slug.get_or_init(base_slug).clone(),
                     None => base_slug(),
                 }
