@@ -1647,6 +1647,18 @@ mod tests {
         assert_eq!(key_ranks(&[]), Vec::<u32>::new());
     }
 
+    /// A record file as the watcher holds it, one `(title, year, abstract, subject)` a record.
+    fn shared(
+        path: &str,
+        name: &str,
+        papers: &[(&str, u16, Option<&str>, &str)],
+    ) -> Arc<RecordFile> {
+        let records = (papers.iter())
+            .map(|&(title, year, abs, subject)| record(title, year, abs, subject))
+            .collect();
+        Arc::new(file(path, name, records))
+    }
+
     /// Links `files` as a long-running process does with `memo`: holding the files,
     /// then keeping the papers for the next link.
     fn link_keeping(files: &[Arc<RecordFile>], memo: &LinkMemo) -> SiteGraph {
@@ -1669,18 +1681,12 @@ mod tests {
     fn what_was_derived_from_a_paper_stays_with_it_while_its_copies_stay_the_same() {
         let mut memo = LinkMemo::default();
         memo.enable();
-        let ada = Arc::new(file(
+        let ada = shared(
             "a.txt",
             "Ada Byron",
-            vec![record("Engines", 1843, Some("Notes."), "cs.GL")],
-        ));
-        let bo = |year| {
-            Arc::new(file(
-                "b.txt",
-                "Bo Chen",
-                vec![record("Gears", year, None, "cs.AR")],
-            ))
-        };
+            &[("Engines", 1843, Some("Notes."), "cs.GL")],
+        );
+        let bo = |year| shared("b.txt", "Bo Chen", &[("Gears", year, None, "cs.AR")]);
         let first = vec![Arc::clone(&ada), bo(1850)];
         memo.hold_files(&first);
         let mut graph = link_with(&first, &IdentityRules::default(), &memo);
@@ -1708,6 +1714,17 @@ mod tests {
         // So did slugging the title and year, kept for the next link.
         let base_slug = engines.derived.get().unwrap().base_slug.0.get();
         assert_eq!(base_slug.map(String::as_str), Some("engines-1843"));
+        // And the next link uses it rather than slugging again: a kept base slug made
+        // to differ from what the title and year make is the one the paper gets.
+        memo.hold_files(&second);
+        let mut graph = link_with(&second, &IdentityRules::default(), &memo);
+        let engines = graph.papers.iter_mut().find(|p| p.title == "Engines");
+        let derived = engines.unwrap().derived.0.as_mut().unwrap();
+        derived.base_slug = Derived(OnceLock::from("kept-base-slug".to_string()));
+        memo.keep_papers(&mut graph);
+        let third = link_keeping(&second, &memo);
+        assert!(third.paper_by_slug("kept-base-slug").is_some());
+        assert!(third.paper_by_slug("engines-1843").is_none());
         // A one-off link keeps nothing with its papers.
         let one_off = link(&second);
         assert!(one_off.papers.iter().all(|p| p.derived.get().is_none()));
@@ -1718,47 +1735,43 @@ mod tests {
     fn papers_taken_from_the_previous_link_equal_papers_linked_afresh() {
         let mut memo = LinkMemo::default();
         memo.enable();
-        let ada = Arc::new(file(
+        let ada = shared(
             "a.txt",
             "Ada Byron",
-            vec![
-                record("Engines", 1843, Some("Notes."), "cs.GL"),
-                record("Tables", 1844, Some("Numbers."), "math.NA"),
-                record("Looms", 1845, Some("Cards."), "cs.AR"),
+            &[
+                ("Engines", 1843, Some("Notes."), "cs.GL"),
+                ("Tables", 1844, Some("Numbers."), "math.NA"),
+                ("Looms", 1845, Some("Cards."), "cs.AR"),
             ],
-        ));
-        let bo = Arc::new(file(
+        );
+        let bo = shared(
             "b.txt",
             "Bo Chen",
-            vec![
-                record("Engines", 1843, Some("Notes."), "cs.GL"),
-                record("Gears", 1850, None, "cs.AR"),
+            &[
+                ("Engines", 1843, Some("Notes."), "cs.GL"),
+                ("Gears", 1850, None, "cs.AR"),
             ],
-        ));
-        let cy = Arc::new(file(
-            "c.txt",
-            "Cy Dane",
-            vec![record("Tables", 1844, None, "math.NA")],
-        ));
+        );
+        let cy = shared("c.txt", "Cy Dane", &[("Tables", 1844, None, "math.NA")]);
         let first = vec![Arc::clone(&ada), Arc::clone(&bo), Arc::clone(&cy)];
         assert_same_graph(&link_keeping(&first, &memo), &link(&first));
         assert_eq!(memo.papers_taken(), 0, "nothing kept before the first link");
 
         // A new author whose name sorts first (every author's id moves), sharing Gears;
         // Bo's file rewritten with Engines' title spelled otherwise (a disagreement).
-        let aaron = Arc::new(file(
+        let aaron = shared(
             "0.txt",
             "Aaron Abel",
-            vec![record("Gears", 1850, Some("Teeth."), "cs.AR")],
-        ));
-        let bo_again = Arc::new(file(
+            &[("Gears", 1850, Some("Teeth."), "cs.AR")],
+        );
+        let bo_again = shared(
             "b.txt",
             "Bo Chen",
-            vec![
-                record("ENGINES", 1843, Some("Notes."), "cs.GL"),
-                record("Gears", 1850, None, "cs.AR"),
+            &[
+                ("ENGINES", 1843, Some("Notes."), "cs.GL"),
+                ("Gears", 1850, None, "cs.AR"),
             ],
-        ));
+        );
         let second = vec![
             Arc::clone(&aaron),
             Arc::clone(&ada),
@@ -1794,35 +1807,35 @@ mod tests {
     fn author_lists_taken_from_the_previous_link_equal_lists_found_afresh() {
         let mut memo = LinkMemo::default();
         memo.enable();
-        let ada = Arc::new(file(
+        let ada = shared(
             "a.txt",
             "Ada Byron",
-            vec![
-                record("Engines", 1843, Some("Notes."), "cs.GL"),
-                record("Tables", 1844, Some("Numbers."), "math.NA"),
+            &[
+                ("Engines", 1843, Some("Notes."), "cs.GL"),
+                ("Tables", 1844, Some("Numbers."), "math.NA"),
             ],
-        ));
-        let bo = Arc::new(file(
+        );
+        let bo = shared(
             "b.txt",
             "Bo Chen",
-            vec![
-                record("Engines", 1843, Some("Notes."), "cs.GL"),
-                record("Gears", 1850, Some("Teeth."), "cs.AR"),
+            &[
+                ("Engines", 1843, Some("Notes."), "cs.GL"),
+                ("Gears", 1850, Some("Teeth."), "cs.AR"),
             ],
-        ));
-        let cy = Arc::new(file(
+        );
+        let cy = shared(
             "c.txt",
             "Cy Dane",
-            vec![
-                record("Tables", 1844, Some("Numbers."), "math.NA"),
-                record("Dials", 1846, Some("Hands."), "cs.AR"),
+            &[
+                ("Tables", 1844, Some("Numbers."), "math.NA"),
+                ("Dials", 1846, Some("Hands."), "cs.AR"),
             ],
-        ));
-        let di = Arc::new(file(
+        );
+        let di = shared(
             "d.txt",
             "Di Eve",
-            vec![record("Dials", 1846, Some("Hands."), "cs.AR")],
-        ));
+            &[("Dials", 1846, Some("Hands."), "cs.AR")],
+        );
         let mut files = vec![ada, bo, cy, di];
         link_keeping(&files, &memo);
         assert_eq!(
@@ -1832,11 +1845,11 @@ mod tests {
         );
 
         // A new author whose name sorts first: every id moves, no list changes.
-        files.push(Arc::new(file(
+        files.push(shared(
             "0.txt",
             "Aaron Abel",
-            vec![record("Levers", 1860, Some("Force."), "physics.class-ph")],
-        )));
+            &[("Levers", 1860, Some("Force."), "physics.class-ph")],
+        ));
         let linked = link_keeping(&files, &memo);
         assert_same_graph(&linked, &link(&files));
         assert_eq!(
@@ -1847,11 +1860,11 @@ mod tests {
 
         // Di gets a second file: Di's papers and Cy's co-authors change. Ada's lists
         // are taken (Cy is the same author), Bo's and Aaron's too.
-        files.push(Arc::new(file(
+        files.push(shared(
             "d2.txt",
             "Di Eve",
-            vec![record("Springs", 1847, Some("Coils."), "cs.AR")],
-        )));
+            &[("Springs", 1847, Some("Coils."), "cs.AR")],
+        ));
         let linked = link_keeping(&files, &memo);
         assert_same_graph(&linked, &link(&files));
         assert_eq!(memo.author_lists_taken(), 3, "Aaron's, Ada's and Bo's");
@@ -1860,14 +1873,14 @@ mod tests {
 
         // Another paper titled Gears in 1850 with another abstract: its slug and maybe
         // the first one's change; whatever is taken equals what is found afresh.
-        files.push(Arc::new(file(
+        files.push(shared(
             "z.txt",
             "Zed Young",
-            vec![
-                record("Gears", 1850, Some("Other teeth."), "cs.AR"),
-                record("Engines", 1843, Some("Notes."), "cs.GL"),
+            &[
+                ("Gears", 1850, Some("Other teeth."), "cs.AR"),
+                ("Engines", 1843, Some("Notes."), "cs.GL"),
             ],
-        )));
+        ));
         let linked = link_keeping(&files, &memo);
         assert_same_graph(&linked, &link(&files));
         let bo = linked.author_by_slug("bo-chen").unwrap();
