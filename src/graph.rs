@@ -1030,10 +1030,19 @@ impl<'g> PaperCopies<'g> {
 
 /// Each author's papers, newest first, then by title key and slug; but those of the
 /// authors whose lists were `taken` from the previous build, which are in that order.
+///
+/// Title keys are found only for the papers of the authors to sort: in a watcher's
+/// rebuild, a few dozen of half a million.
 fn sort_author_papers(authors: &mut [Author], papers: &[Paper], taken: &[bool]) {
-    let title_keys: Vec<Cow<str>> = papers
-        .par_iter()
-        .map(|p| match p.derived.get() {
+    let mut to_key = vec![false; papers.len()];
+    for (author, _) in authors.iter().zip(taken).filter(|(_, &taken)| !taken) {
+        for &paper in &author.papers {
+            to_key[paper] = true;
+        }
+    }
+    let title_keys: Vec<Cow<str>> = (papers.par_iter().zip(&to_key))
+        .map(|(p, &to_key)| match p.derived.get() {
+            _ if !to_key => Cow::Borrowed(""),
             Some(derived) => Cow::Borrowed(
                 derived
                     .title_key
