@@ -204,6 +204,35 @@ pub struct SiteGraph {
     /// Where the papers' long texts are kept once [`SiteGraph::store_texts`] has moved
     /// them there (in memory until then), and where later stages put theirs.
     pub texts: TextStore,
+    /// Which papers were taken from the previous link of the same process, and where
+    /// they were in it.
+    pub lineage: PaperLineage,
+}
+
+/// Where a link's papers were in the previous link of the same process ([`LinkMemo`]),
+/// for those taken from it under the same slug. Such a paper has the same fields as
+/// there but its authors' ids, so what a later stage derived from those fields in the
+/// previous build still holds: the stage can take it by the paper's previous id rather
+/// than derive it again, if what it kept is from [`PaperLineage::previous_link`].
+#[derive(Debug, Clone, Default)]
+pub struct PaperLineage {
+    /// This link's number in its process; 0 for a link whose memo keeps nothing.
+    pub link: u64,
+    /// The number of the link the papers were taken from; 0 when none was.
+    pub previous_link: u64,
+    /// For each paper, its id in the previous link, if it was taken from it under the
+    /// same slug; empty when no paper was.
+    pub was: Vec<Option<PaperId>>,
+}
+
+impl PaperLineage {
+    /// The previous id of `paper`, if it was taken from link `link`.
+    pub fn previous_id(&self, paper: PaperId, link: u64) -> Option<PaperId> {
+        match link != 0 && link == self.previous_link {
+            true => self.was.get(paper).copied().flatten(),
+            false => None,
+        }
+    }
 }
 
 impl SiteGraph {
@@ -378,6 +407,8 @@ pub struct LinkMemo {
     taken: std::sync::atomic::AtomicUsize,
     /// How many authors' lists the last link took from the previous build.
     lists_taken: std::sync::atomic::AtomicUsize,
+    /// How many links kept papers ([`PaperLineage::link`]).
+    links: std::sync::atomic::AtomicU64,
 }
 
 /// Papers one build assembled, each under the key of its copies ([`copies_key`]): the
@@ -399,6 +430,8 @@ struct KeptPapers {
     keys: Vec<u64>,
     /// The papers, in paper order.
     papers: Vec<Paper>,
+    /// The number of the link that made them ([`PaperLineage::link`]).
+    link: u64,
     /// The authors of the same build, whose lists the next build takes for each author
     /// the change did not touch ([`TakenLists`]).
     authors: Vec<Author>,
@@ -408,6 +441,17 @@ impl LinkMemo {
     /// Starts keeping papers for the next build.
     pub fn enable(&mut self) {
         self.keeps_papers = true;
+    }
+
+    /// The number of a new link ([`PaperLineage::link`]), which its papers are kept
+    /// under; 0 unless the memo keeps papers.
+    fn number_link(&self) -> u64 {
+        if !self.keeps_papers {
+            return 0;
+        }
+        let link = self.links.fetch_add(1, Relaxed) + 1;
+        lock(&self.this_build).link = link;
+        link
     }
 
     /// How many papers the last link took from the previous build rather than
@@ -454,6 +498,7 @@ impl LinkMemo {
         let mut kept = std::mem::take(&mut *lock(&self.kept));
         let authors = std::mem::take(&mut kept.authors);
         let previous_papers = kept.papers.len();
+        let link = kept.link;
         let mut places: hash::ByHash<usize> = hash::ByHash::default();
         places.reserve(kept.keys.len());
         for (place, &key) in kept.keys.iter().enumerate() {
@@ -482,6 +527,7 @@ impl LinkMemo {
             papers: taken,
             authors,
             previous_papers,
+            link,
         }
     }
 }
@@ -496,6 +542,8 @@ struct TakenPapers {
     authors: Vec<Author>,
     /// How many papers the previous build had.
     previous_papers: usize,
+    /// The number of the link they are from ([`PaperLineage::link`]).
+    link: u64,
 }
 
 /// The key of a paper's copies: the address of each copy's record file and the copy's
@@ -565,6 +613,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         merge_notes,
         diagnostics: mut paper_diagnostics,
         paper_now,
+        paper_was,
     } = assembly.assemble(
         &paper_order,
         &paper_slugs,
@@ -572,6 +621,11 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         taken.papers,
         taken.previous_papers,
     );
+    let lineage = PaperLineage {
+        link: memo.number_link(),
+        previous_link: taken.link,
+        was: paper_was,
+    };
     diagnostics.append(&mut paper_diagnostics);
 
     let former_author_slugs = people
@@ -594,6 +648,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         diagnostics,
         former_author_slugs,
         texts: TextStore::default(),
+        lineage,
     }
 }
 
@@ -613,12 +668,13 @@ struct PaperAssembly<'a, 'r> {
 
 /// The papers, in the order of their slugs, with what assembling them reported, and
 /// for each of the previous build's papers its id now, if it was taken under the same
-/// slug.
+/// slug (and for each paper its id then: empty when none was taken).
 struct AssembledPapers {
     papers: Vec<Paper>,
     merge_notes: Vec<MergeNote>,
     diagnostics: Vec<Diagnostic>,
     paper_now: Vec<Option<PaperId>>,
+    paper_was: Vec<Option<PaperId>>,
 }
 
 impl PaperAssembly<'_, '_> {
@@ -658,7 +714,11 @@ impl PaperAssembly<'_, '_> {
             merge_notes: Vec::new(),
             diagnostics: Vec::new(),
             paper_now: vec![None; previous_papers],
+            paper_was: Vec::new(),
         };
+        if previous_papers > 0 {
+            done.paper_was = vec![None; assembled.len()];
+        }
         for (paper_id, (paper, mut notes, mut diags, place)) in assembled.into_iter().enumerate() {
             if !(notes.is_empty() && diags.is_empty()) {
                 if let Some(key) = keys.get_mut(paper_id) {
@@ -667,6 +727,7 @@ impl PaperAssembly<'_, '_> {
             }
             if let Some(place) = place {
                 done.paper_now[place] = Some(paper_id);
+                done.paper_was[paper_id] = Some(place);
             }
             done.papers.push(paper);
             done.merge_notes.append(&mut notes);
@@ -1763,8 +1824,10 @@ mod tests {
         );
         let cy = shared("c.txt", "Cy Dane", &[("Tables", 1844, None, "math.NA")]);
         let first = vec![Arc::clone(&ada), Arc::clone(&bo), Arc::clone(&cy)];
-        assert_same_graph(&link_keeping(&first, &memo), &link(&first));
+        let first_linked = link_keeping(&first, &memo);
+        assert_same_graph(&first_linked, &link(&first));
         assert_eq!(memo.papers_taken(), 0, "nothing kept before the first link");
+        assert!(first_linked.lineage.was.is_empty());
 
         // A new author whose name sorts first (every author's id moves), sharing Gears;
         // Bo's file rewritten with Engines' title spelled otherwise (a disagreement).
@@ -1793,6 +1856,27 @@ mod tests {
             memo.papers_taken(),
             2,
             "Tables (Ada's and Cy's) and Looms (Ada's)"
+        );
+        // Each taken paper's id in the first link, where it had the same slug.
+        let lineage = &linked.lineage;
+        assert_eq!(lineage.previous_link, first_linked.lineage.link);
+        let was: Vec<(&str, &str)> = (0..linked.papers.len())
+            .filter_map(|id| {
+                let was = lineage.previous_id(id, first_linked.lineage.link)?;
+                Some((
+                    linked.papers[id].slug.as_str(),
+                    first_linked.papers[was].slug.as_str(),
+                ))
+            })
+            .collect();
+        assert_eq!(
+            was,
+            [("looms-1845", "looms-1845"), ("tables-1844", "tables-1844")]
+        );
+        assert_eq!(
+            lineage.previous_id(0, lineage.link),
+            None,
+            "not of this link"
         );
         assert_eq!(linked.merge_notes.len(), 1, "{:?}", linked.merge_notes);
         let tables = linked.paper_by_slug("tables-1844").unwrap();

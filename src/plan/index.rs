@@ -441,6 +441,7 @@ pub fn nearby_papers(list: &[PaperId], id: PaperId, n: usize) -> Vec<PaperId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::texts::TextsMemo;
 
     /// Year lists are by title whatever its case, then by slug; subject lists newest
     /// first, then by slug; each subject once.
@@ -540,7 +541,7 @@ mod tests {
                 })
                 .collect();
             let config = SiteConfig::default();
-            let (texts, _) = convert_texts(&graph, &config, &Reuse::default(), None);
+            let (texts, _) = convert_texts(&graph, &config, &TextsMemo::default(), None);
             citation_keys(&graph, &profiles, &texts, memo)
         };
         let before = [

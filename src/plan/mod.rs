@@ -214,7 +214,7 @@ pub struct PlanInput<'a, 'h> {
 /// keys (for the slug history), and papers' citation keys before their suffixes.
 #[derive(Default)]
 pub struct PlanMemo {
-    texts: Reuse<texts::PaperText>,
+    texts: texts::TextsMemo,
     abstract_keys: Reuse<u64>,
     citation_bases: Reuse<String>,
 }

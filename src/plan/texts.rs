@@ -2,7 +2,7 @@
 //! (math as MathML) and to clean text, in parallel, with a warning for each fragment
 //! that could not be read.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -15,6 +15,7 @@ use crate::kept_file::KeptFile;
 use crate::reuse::Reuse;
 use crate::tex::{has_tex, render_plain, render_tex_with, Definitions, TexRendering};
 use crate::text_store::{Text, TextStore};
+use crate::threads::{free_in_background, lock};
 
 /// A paper's title and abstract after TeX conversion, as every output but the paper's
 /// own page shows them. The abstract's HTML (the largest text, MathML for math) is made
@@ -145,16 +146,20 @@ fn kept_conversion(
 pub fn convert_texts(
     graph: &SiteGraph,
     config: &SiteConfig,
-    memo: &Reuse<PaperText>,
+    memo: &TextsMemo,
     earlier: Option<&KeptFile>,
 ) -> (Vec<Arc<PaperText>>, Vec<Diagnostic>) {
     let site_macros = &config.tex_definitions;
     let store = &graph.texts;
     let macros_key = macros_key(config);
-    let converted: Vec<(Arc<PaperText>, Vec<Diagnostic>)> = graph
-        .papers
-        .par_iter()
-        .map(|paper| {
+    let previous = memo.take_previous(macros_key);
+    let (texts_memo, memo) = (memo, &memo.conversions);
+    let converted: Vec<(Arc<PaperText>, Vec<Diagnostic>)> = (graph.papers.par_iter().enumerate())
+        .map(|(id, paper)| {
+            let was = graph.lineage.previous_id(id, previous.link);
+            if let Some(text) = was.and_then(|was| previous.texts.get(was)) {
+                return (Arc::clone(text), tex_diagnostics(paper, text));
+            }
             let abstract_text = paper.abstract_text.as_ref();
             if !has_tex(&paper.title) && !abstract_text.is_some_and(Text::has_tex) {
                 return (Arc::new(unconverted(paper)), Vec::new());
@@ -179,7 +184,61 @@ pub fn convert_texts(
         texts.push(text);
         diagnostics.append(&mut diags);
     }
+    free_in_background(previous);
+    texts_memo.keep_by_paper(graph.lineage.link, macros_key, &texts);
     (texts, diagnostics)
+}
+
+/// The TeX conversions a long-running process keeps from one build to the next: by
+/// the hash of what they read ([`Reuse`]), and each paper's by its id, for the papers
+/// the next link takes from this one ([`crate::graph::PaperLineage`]), which then need
+/// neither a hash of their texts nor a look-up.
+#[derive(Default)]
+pub struct TextsMemo {
+    conversions: Reuse<PaperText>,
+    by_paper: Mutex<TextsByPaper>,
+}
+
+/// Each paper's conversion in one build, by paper id, with the number of the link that
+/// made the ids and the key of the site's macros they were converted with.
+#[derive(Default)]
+struct TextsByPaper {
+    link: u64,
+    macros_key: u64,
+    texts: Vec<Arc<PaperText>>,
+}
+
+impl TextsMemo {
+    /// Starts keeping conversions for the next build.
+    pub fn enable(&mut self) {
+        self.conversions.enable();
+    }
+
+    /// Ends a build: see [`Reuse::finish_build`].
+    pub fn finish_build(&mut self) {
+        self.conversions.finish_build();
+    }
+
+    /// The last build's conversions by paper, if they were made with the macros of
+    /// `macros_key` (else none, under link 0, which no paper was taken from).
+    fn take_previous(&self, macros_key: u64) -> TextsByPaper {
+        let previous = std::mem::take(&mut *lock(&self.by_paper));
+        match previous.macros_key == macros_key {
+            true => previous,
+            false => TextsByPaper::default(),
+        }
+    }
+
+    /// Keeps `texts`, by paper, of the papers of link `link` (nothing for link 0).
+    fn keep_by_paper(&self, link: u64, macros_key: u64, texts: &[Arc<PaperText>]) {
+        if link != 0 && self.conversions.is_enabled() {
+            *lock(&self.by_paper) = TextsByPaper {
+                link,
+                macros_key,
+                texts: texts.to_vec(),
+            };
+        }
+    }
 }
 
 /// What conversion makes of a paper without TeX ([`has_tex`]): its title escaped for
@@ -363,7 +422,7 @@ mod tests {
             ],
         )]);
         let config = SiteConfig::default();
-        let no_memo = Reuse::default();
+        let no_memo = TextsMemo::default();
         let (made, _) = convert_texts(&graph, &config, &no_memo, None);
         // Only what conversion changed is kept: not the plain paper.
         let keys = kept_conversion_keys(&graph, &config, &made);
@@ -462,7 +521,7 @@ mod tests {
             ],
         )]);
         let config = SiteConfig::default();
-        let mut memo = Reuse::default();
+        let mut memo = TextsMemo::default();
         memo.enable();
         let (texts, _) = convert_texts(&graph, &config, &memo, None);
         assert_eq!(shown(&texts).len(), 3);
@@ -490,7 +549,63 @@ mod tests {
         // The two with TeX went through the memo (and would be reused); the plain one
         // did not need to.
         memo.finish_build();
-        assert_eq!(memo.len(), 2);
+        assert_eq!(memo.conversions.len(), 2);
+    }
+
+    #[test]
+    fn conversions_of_papers_the_next_link_takes_are_taken_by_id() {
+        let ada = Arc::new(record_file(
+            "content/records/a.txt",
+            &[
+                (
+                    r"On $\mathscr{M}$",
+                    r"Bounds in $\alpha$ and $\unknownmacro$.",
+                ),
+                ("Plain words", "Nothing to convert here."),
+                ("Plain title", r"But $x^2$ in the abstract."),
+            ],
+        ));
+        let rules = crate::identity::IdentityRules::default();
+        let mut links = crate::graph::LinkMemo::default();
+        links.enable();
+        let mut memo = TextsMemo::default();
+        memo.enable();
+        let mut config = SiteConfig::default();
+        // Links and converts as a long-running process's build does, keeping both.
+        let mut build = |files: &[Arc<RecordFile>], config: &SiteConfig| {
+            links.hold_files(files);
+            let mut graph = crate::graph::link_with(files, &rules, &links);
+            let (texts, diagnostics) = convert_texts(&graph, config, &memo, None);
+            memo.finish_build();
+            let lineage = graph.lineage.clone();
+            let fresh = convert_texts(&graph, config, &TextsMemo::default(), None);
+            assert_eq!(shown(&texts), shown(&fresh.0), "as converted afresh");
+            assert_eq!(diagnostics, fresh.1);
+            links.keep_papers(&mut graph);
+            (texts, lineage)
+        };
+        let (first, _) = build(&[Arc::clone(&ada)], &config);
+
+        // A paper whose title sorts first: every id moves, the three are taken by id.
+        let new = Arc::new(record_file("content/records/0.txt", &[("Abel $y$", "")]));
+        let files = [new, Arc::clone(&ada)];
+        let (second, lineage) = build(&files, &config);
+        let taken: Vec<(usize, usize)> = (0..second.len())
+            .filter_map(|id| Some((id, lineage.previous_id(id, lineage.previous_link)?)))
+            .collect();
+        assert_eq!(taken.len(), 3, "{taken:?}");
+        for (id, was) in taken {
+            assert!(Arc::ptr_eq(&second[id], &first[was]), "paper {id}");
+        }
+        assert!(first.iter().all(|t| !Arc::ptr_eq(t, &second[0])));
+
+        // Other site macros: the papers are taken, their conversions are not.
+        config.tex_macros = r"\newcommand{\R}{\mathbb{R}}".into();
+        let (third, lineage) = build(&files, &config);
+        assert!(lineage.was.iter().any(Option::is_some));
+        assert!(third
+            .iter()
+            .all(|t| second.iter().all(|s| !Arc::ptr_eq(t, s))));
     }
 
     #[test]
