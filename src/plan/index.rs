@@ -2,11 +2,12 @@
 //! read-only tables by author and paper id (profiles, paths, URLs, lists, converted
 //! texts, citation keys). Later stages read it; nothing in it is made on first use.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::lists::{paper_lists, PaperLists};
 use super::paths::{page_paths, public_url};
 use super::profiles::{merge_profiles, Profile};
 use super::redirects::{plan_redirects, Redirect, SlugHistory};
@@ -17,7 +18,6 @@ use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{AuthorId, Paper, PaperId, SiteGraph};
 use crate::reuse::Reuse;
-use crate::slug::order_by_key;
 
 /// Everything the outputs of a site are made from.
 pub struct SiteIndex<'a> {
@@ -171,11 +171,7 @@ impl<'a> SiteIndex<'a> {
             },
             || {
                 rayon::join(
-                    || {
-                        let newest = newest_first(graph);
-                        let lists = subject_and_year_lists(graph, &newest);
-                        (newest, lists)
-                    },
+                    || paper_lists(graph, &input.memo.lists),
                     || {
                         let paths = page_paths(graph, layout);
                         let (authors, papers) = (&paths.0, &paths.1);
@@ -189,7 +185,11 @@ impl<'a> SiteIndex<'a> {
         );
         let ((profiles, mut profile_diagnostics), (paper_texts, mut tex_diagnostics)) =
             (profiled, converted);
-        let (newest, (subjects, years)) = by_date;
+        let PaperLists {
+            newest,
+            subjects,
+            years,
+        } = by_date;
         let ((author_paths, paper_paths), (redirects, slug_history)) = (paths, redirected);
         diagnostics.append(&mut profile_diagnostics);
         let extra_pages = extra_pages(input.pages, diagnostics);
@@ -308,48 +308,6 @@ fn extra_pages<'a>(
     extra_pages
 }
 
-/// The papers of each subject and of each year.
-type SubjectAndYearLists<'a> = (BTreeMap<&'a str, Vec<PaperId>>, BTreeMap<u16, Vec<PaperId>>);
-
-/// Subject lists (in the order of `newest`: newest first, then by slug) and year lists
-/// (by title, case-insensitive, then slug).
-fn subject_and_year_lists<'g>(graph: &'g SiteGraph, newest: &[PaperId]) -> SubjectAndYearLists<'g> {
-    // Looked up by hash, then ordered: a few hundred subjects for a million entries.
-    let mut by_subject: HashMap<&str, Vec<PaperId>> = HashMap::new();
-    for &id in newest {
-        for subject in &graph.papers[id].subjects {
-            by_subject.entry(subject.as_str()).or_default().push(id);
-        }
-    }
-    let subjects = by_subject.into_iter().collect();
-    let mut years: BTreeMap<u16, Vec<PaperId>> = BTreeMap::new();
-    for (id, paper) in graph.papers.iter().enumerate() {
-        years.entry(paper.year).or_default().push(id);
-    }
-    let lowercase_titles: Vec<String> = graph
-        .papers
-        .par_iter()
-        .map(|p| p.title.to_lowercase())
-        .collect();
-    // Each list is in id order, so equal titles stay in id (slug) order.
-    years.par_iter_mut().for_each(|(_, list)| {
-        let titles: Vec<&str> = list
-            .iter()
-            .map(|&id| lowercase_titles[id].as_str())
-            .collect();
-        *list = order_by_key(&titles).into_iter().map(|i| list[i]).collect();
-    });
-    (subjects, years)
-}
-
-/// Every paper, newest first, then by slug. Papers' ids are in the order of their
-/// (unique) slugs, so ids are compared rather than slugs.
-fn newest_first(graph: &SiteGraph) -> Vec<PaperId> {
-    let mut newest: Vec<PaperId> = (0..graph.papers.len()).collect();
-    newest.par_sort_unstable_by_key(|&id| (std::cmp::Reverse(graph.papers[id].year), id));
-    newest
-}
-
 /// The authors grouped by the first letter of their family name.
 fn author_letters(profiles: &[Profile]) -> Vec<LetterList> {
     let mut sorted: Vec<(String, AuthorId)> = profiles
@@ -442,58 +400,6 @@ pub fn nearby_papers(list: &[PaperId], id: PaperId, n: usize) -> Vec<PaperId> {
 mod tests {
     use super::*;
     use crate::plan::texts::TextsMemo;
-
-    /// Year lists are by title whatever its case, then by slug; subject lists newest
-    /// first, then by slug; each subject once.
-    #[test]
-    fn year_lists_go_by_title_and_subject_lists_by_date() {
-        use crate::records::{Record, RecordFile};
-        let record = |title: &str, year: u16, abs: &str, subject: &str| {
-            let abs = Some(abs.into());
-            Record::new(
-                "arXiv".into(),
-                year,
-                title.into(),
-                abs,
-                vec![subject.into()],
-                9,
-            )
-        };
-        let file = RecordFile {
-            path: "content/records/a.txt".into(),
-            author_name: "A".into(),
-            declared_count: None,
-            records: vec![
-                record("Beta", 2020, "One.", "cs.DL"),
-                record("Alpha", 2020, "Two.", "math.AG"),
-                record("alpha", 2020, "Three.", "cs.DL"),
-                record("Gamma", 2021, "Four.", "cs.DL"),
-            ],
-        };
-        let graph = crate::graph::link(&[file]);
-        let newest = newest_first(&graph);
-        let (subjects, years) = subject_and_year_lists(&graph, &newest);
-        let titles = |ids: &[PaperId]| -> Vec<&str> {
-            ids.iter()
-                .map(|&id| graph.papers[id].title.as_str())
-                .collect()
-        };
-        let alphas: Vec<&str> = titles(&years[&2020])[..2].to_vec();
-        let slugs: Vec<&str> = years[&2020][..2]
-            .iter()
-            .map(|&id| graph.papers[id].slug.as_str())
-            .collect();
-        assert!(slugs[0] < slugs[1], "{slugs:?}");
-        assert_eq!(titles(&years[&2020])[2], "Beta");
-        assert!(alphas.contains(&"Alpha") && alphas.contains(&"alpha"));
-        assert_eq!(
-            subjects.keys().copied().collect::<Vec<_>>(),
-            ["cs.DL", "math.AG"]
-        );
-        let dl = titles(&subjects["cs.DL"]);
-        assert_eq!(dl[0], "Gamma");
-        assert_eq!(dl.len(), 3);
-    }
 
     #[test]
     fn data_shards_hold_every_item_once_in_slug_order() {

@@ -14,6 +14,7 @@ use crate::graph::{AuthorId, PaperId, SiteGraph};
 use crate::reuse::Reuse;
 
 pub mod index;
+pub mod lists;
 pub mod parts;
 pub mod paths;
 pub mod profiles;
@@ -210,11 +211,13 @@ pub struct PlanInput<'a, 'h> {
 }
 
 /// Work a plan can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): TeX conversions of titles and abstracts, abstracts' normalized
-/// keys (for the slug history), and papers' citation keys before their suffixes.
+/// [`crate::reuse`]): TeX conversions of titles and abstracts, the sorted lists of
+/// papers ([`lists::ListsMemo`]), abstracts' normalized keys (for the slug history), and
+/// papers' citation keys before their suffixes.
 #[derive(Default)]
 pub struct PlanMemo {
     texts: texts::TextsMemo,
+    lists: lists::ListsMemo,
     abstract_keys: Reuse<u64>,
     citation_bases: Reuse<String>,
 }
@@ -223,6 +226,7 @@ impl PlanMemo {
     /// Starts keeping results for the next build (see [`Reuse::enable`]).
     pub fn enable(&mut self) {
         self.texts.enable();
+        self.lists.enable();
         self.abstract_keys.enable();
         self.citation_bases.enable();
     }
