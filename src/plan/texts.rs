@@ -139,8 +139,9 @@ fn kept_conversion(
     })
 }
 
-/// Converts each paper's title and abstract (in parallel, reusing conversions of the
-/// same texts with the same site macros from `memo`, or else from what an earlier build
+/// Converts each paper's title and abstract (in parallel, taking the conversion of a
+/// paper the link took from the previous build by its id there, else reusing one of
+/// the same texts with the same site macros from `memo`, or from what an earlier build
 /// kept in `earlier`), reporting TeX that could not be read with the record it comes
 /// from.
 pub fn convert_texts(
@@ -153,7 +154,7 @@ pub fn convert_texts(
     let store = &graph.texts;
     let macros_key = macros_key(config);
     let previous = memo.take_previous(macros_key);
-    let (texts_memo, memo) = (memo, &memo.conversions);
+    let conversions = &memo.conversions;
     let converted: Vec<(Arc<PaperText>, Vec<Diagnostic>)> = (graph.papers.par_iter().enumerate())
         .map(|(id, paper)| {
             let was = graph.lineage.previous_id(id, previous.link);
@@ -165,7 +166,7 @@ pub fn convert_texts(
                 return (Arc::new(unconverted(paper)), Vec::new());
             }
             let key = conversion_key(macros_key, paper);
-            let text = memo.get_or(
+            let text = conversions.get_or(
                 || key,
                 || {
                     kept_conversion(earlier, key, abstract_text, store).unwrap_or_else(|| {
@@ -185,7 +186,7 @@ pub fn convert_texts(
         diagnostics.append(&mut diags);
     }
     free_in_background(previous);
-    texts_memo.keep_by_paper(graph.lineage.link, macros_key, &texts);
+    memo.keep_by_paper(graph.lineage.link, macros_key, &texts);
     (texts, diagnostics)
 }
 
