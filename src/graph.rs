@@ -223,12 +223,20 @@ pub struct PaperLineage {
     /// For each paper, its id in the previous link, if it was taken from it under the
     /// same slug; empty when no paper was.
     pub was: Vec<Option<PaperId>>,
+    /// The other way: for each paper of the previous link, its id in this one, if it
+    /// was taken under the same slug.
+    pub now: Vec<Option<PaperId>>,
 }
 
 impl PaperLineage {
+    /// Whether this link's papers were taken from link `link` (never link 0).
+    pub fn follows(&self, link: u64) -> bool {
+        link != 0 && link == self.previous_link
+    }
+
     /// The previous id of `paper`, if it was taken from link `link`.
     pub fn previous_id(&self, paper: PaperId, link: u64) -> Option<PaperId> {
-        match link != 0 && link == self.previous_link {
+        match self.follows(link) {
             true => self.was.get(paper).copied().flatten(),
             false => None,
         }
@@ -625,6 +633,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         link: memo.number_link(),
         previous_link: taken.link,
         was: paper_was,
+        now: paper_now,
     };
     diagnostics.append(&mut paper_diagnostics);
 
@@ -634,7 +643,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         .map(|(slug, provisional)| (slug.clone(), author_id[*provisional]))
         .collect();
     let mut authors = assemble_authors(people, &files, &author_order, &papers);
-    let previous = TakenLists::new(taken.authors, paper_now, &authors);
+    let previous = TakenLists::new(taken.authors, &lineage.now, &authors);
     let taken = previous.take_into(&mut authors);
     if memo.keeps_papers {
         (memo.lists_taken).store(taken.iter().filter(|&&t| t).count(), Relaxed);
@@ -1181,18 +1190,18 @@ fn coauthors_of(
 ///   authors; in the same order, since their keys and slugs are the same.
 ///
 /// So a rebuild finds these lists only for the authors a change touched.
-struct TakenLists {
+struct TakenLists<'p> {
     /// The previous build's authors, by their previous ids.
     authors: Vec<Author>,
     /// For each previous paper, its id in this build if it is the same.
-    paper_now: Vec<Option<PaperId>>,
+    paper_now: &'p [Option<PaperId>],
     /// For each previous author, their id in this build if they are the same.
     author_now: Vec<Option<AuthorId>>,
 }
 
-impl TakenLists {
+impl<'p> TakenLists<'p> {
     /// Matches the `previous` authors (sorted by slug, as `authors` are) to this build's.
-    fn new(previous: Vec<Author>, paper_now: Vec<Option<PaperId>>, authors: &[Author]) -> Self {
+    fn new(previous: Vec<Author>, paper_now: &'p [Option<PaperId>], authors: &[Author]) -> Self {
         let mut author_now = vec![None; previous.len()];
         let (mut before, mut now) = (0, 0);
         while before < previous.len() && now < authors.len() {

@@ -59,8 +59,7 @@ impl ListsMemo {
 pub fn paper_lists<'g>(graph: &'g SiteGraph, memo: &ListsMemo) -> PaperLists<'g> {
     let kept = std::mem::take(&mut *lock(&memo.kept));
     let lineage = &graph.lineage;
-    let patchable = kept.link != 0 && kept.link == lineage.previous_link;
-    let lists = match patchable {
+    let lists = match lineage.follows(kept.link) {
         true => patched(graph, &kept),
         false => {
             let newest = newest_first(graph);
@@ -134,19 +133,13 @@ fn newest_first(graph: &SiteGraph) -> Vec<PaperId> {
 /// from (see [`ListsMemo`]).
 fn patched<'g>(graph: &'g SiteGraph, kept: &KeptLists) -> PaperLists<'g> {
     let papers = &graph.papers;
-    let mut now_of = vec![None; kept.newest.len()];
-    let mut fresh = Vec::new();
-    for id in 0..papers.len() {
-        match graph.lineage.previous_id(id, kept.link) {
-            Some(was) => now_of[was] = Some(id),
-            None => fresh.push(id),
-        }
-    }
+    let now_of = &graph.lineage.now;
+    let mut fresh: Vec<PaperId> = (0..papers.len())
+        .filter(|&id| graph.lineage.previous_id(id, kept.link).is_none())
+        .collect();
     let by_date = |id: PaperId| (std::cmp::Reverse(papers[id].year), id);
     fresh.sort_unstable_by_key(|&id| by_date(id));
-    let newest = patch(&kept.newest, &now_of, &fresh, |a, b| {
-        by_date(a) < by_date(b)
-    });
+    let newest = patch(&kept.newest, now_of, &fresh, |a, b| by_date(a) < by_date(b));
 
     let mut subjects: BTreeMap<&str, Vec<PaperId>> = BTreeMap::new();
     let mut fresh_by_subject: HashMap<&str, Vec<PaperId>> = HashMap::new();
@@ -160,7 +153,7 @@ fn patched<'g>(graph: &'g SiteGraph, kept: &KeptLists) -> PaperLists<'g> {
     }
     for (code, list) in &kept.subjects {
         let fresh = fresh_by_subject.remove(code.as_str()).unwrap_or_default();
-        let list = patch(list, &now_of, &fresh, |a, b| by_date(a) < by_date(b));
+        let list = patch(list, now_of, &fresh, |a, b| by_date(a) < by_date(b));
         // The code as the graph holds it, from a paper of the list (none if empty).
         let first = list.first().map(|&first| &papers[first].subjects);
         if let Some(code) = first.and_then(|codes| codes.iter().find(|c| *c == code)) {
@@ -182,7 +175,7 @@ fn patched<'g>(graph: &'g SiteGraph, kept: &KeptLists) -> PaperLists<'g> {
         let mut fresh = fresh_by_year.remove(year).unwrap_or_default();
         fresh.sort_unstable();
         let fresh: Vec<PaperId> = fresh.into_iter().map(|(_, id)| id).collect();
-        let list = patch(list, &now_of, &fresh, |a, b| by_title(a) < by_title(b));
+        let list = patch(list, now_of, &fresh, |a, b| by_title(a) < by_title(b));
         if !list.is_empty() {
             years.insert(*year, list);
         }
@@ -365,8 +358,7 @@ mod tests {
             change(&mut files);
             links.hold_files(&files);
             let mut graph = crate::graph::link_with(&files, &rules, &links);
-            let previous = graph.lineage.previous_link;
-            let patches = previous != 0 && lock(&memo.kept).link == previous;
+            let patches = graph.lineage.follows(lock(&memo.kept).link);
             assert_eq!(patches, step > 0, "step {step}");
             let lists = paper_lists(&graph, &memo);
             let afresh = paper_lists(&graph, &ListsMemo::default());
