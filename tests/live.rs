@@ -575,3 +575,28 @@ fn build_watch_stops_cleanly_on_a_signal() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("0 files written"), "{said}");
 }
+
+#[test]
+fn a_second_signal_stops_build_watch_at_once_with_exit_code_130() {
+    let site = Site::seeds();
+    let mut watch = Running::start(&site, &["build", "--watch"]);
+    watch.wait_for("Watching", WAIT);
+    let pid = libc::pid_t::try_from(watch.child.id()).unwrap();
+    // Both signals arrive together: the process is stopped while they are sent (two
+    // different signals, as a second one of the same kind would merge with the first),
+    // so the second reaches the handler while the first is still being acted on.
+    // SAFETY: `kill` only sends signals to the child, which is still running.
+    unsafe {
+        assert_eq!(libc::kill(pid, libc::SIGSTOP), 0);
+        assert_eq!(libc::kill(pid, libc::SIGTERM), 0);
+        assert_eq!(libc::kill(pid, libc::SIGINT), 0);
+        assert_eq!(libc::kill(pid, libc::SIGCONT), 0);
+    }
+    let mut status = None;
+    assert!(eventually(WAIT, || {
+        status = watch.child.try_wait().unwrap();
+        status.is_some()
+    }));
+    assert_eq!(status.unwrap().code(), Some(130), "{status:?}");
+    watch.wait_for("again to stop at once", WAIT);
+}
