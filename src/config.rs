@@ -41,6 +41,9 @@ pub struct SiteConfig {
     pub feed_summary: FeedSummary,
     /// Whether citation downloads are links in the page or files beside it.
     pub exports: ExportsMode,
+    /// Whether the generated text files are written gzip-compressed (`x.html.gz`), for a
+    /// web server that sends them as they are.
+    pub precompress: Precompress,
     /// Per-author settings, keyed by author slug (as in `/authors/<slug>/`) or by name.
     pub authors: BTreeMap<String, AuthorDetails>,
     /// Per-record-file settings, keyed by the file's path (`content/records/x.txt`, or
@@ -99,6 +102,50 @@ pub enum ExportsMode {
     Files,
 }
 
+/// How the generated text files are written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precompress {
+    /// As they are: any static host serves them.
+    #[default]
+    None,
+    /// Gzip-compressed, each under its name with `.gz` added (`papers/x.html.gz`), and
+    /// not also as it is: a third of the bytes on disk, for a server that sends a
+    /// `.gz` file as the file it compresses (nginx's `gzip_static always` with
+    /// `gunzip on`, a CDN given `Content-Encoding: gzip`; `profilegen serve` does).
+    /// Pages, feeds, sitemaps, data, search index and citation files are compressed;
+    /// `robots.txt`, `_redirects` and the static files are not.
+    Gzip,
+}
+
+/// The suffix of a file [`Precompress::Gzip`] writes.
+pub const GZIP_SUFFIX: &str = ".gz";
+
+/// The extensions of the generated files [`Precompress::Gzip`] compresses.
+const PRECOMPRESSED_EXTENSIONS: [&str; 5] = ["html", "xml", "json", "bib", "ris"];
+
+impl Precompress {
+    /// The path of the file that holds the generated output served at `served`.
+    pub fn file_path(self, served: String) -> String {
+        let extension = served.rsplit_once('.').map(|(_, ext)| ext);
+        let compressed = self == Precompress::Gzip
+            && extension.is_some_and(|ext| PRECOMPRESSED_EXTENSIONS.contains(&ext));
+        match compressed {
+            true => served + GZIP_SUFFIX,
+            false => served,
+        }
+    }
+
+    /// The path the generated output in the file at `file` is served at: `file` less
+    /// the suffix [`Precompress::file_path`] adds.
+    pub fn served_path(self, file: &str) -> &str {
+        match file.strip_suffix(GZIP_SUFFIX) {
+            Some(served) if self.file_path(served.to_string()) == file => served,
+            _ => file,
+        }
+    }
+}
+
 /// What a feed entry's `<summary>` holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -130,6 +177,7 @@ impl Default for SiteConfig {
             feed_limit: DEFAULT_FEED_LIMIT,
             feed_summary: FeedSummary::default(),
             exports: ExportsMode::default(),
+            precompress: Precompress::default(),
             authors: BTreeMap::new(),
             record_files: BTreeMap::new(),
             tex_macros: String::new(),
@@ -412,6 +460,32 @@ mod tests {
             config.authors["zhongbo-zhu"].affiliation.as_deref(),
             Some("NVIDIA")
         );
+    }
+
+    #[test]
+    fn gzip_precompression_names_text_outputs_with_gz_and_leaves_the_rest() {
+        assert_eq!(SiteConfig::default().precompress, Precompress::None);
+        let config = parse("precompress: gzip\n").unwrap();
+        let gzip = config.precompress;
+        assert_eq!(gzip, Precompress::Gzip);
+        for (served, file) in [
+            ("papers/x.html", "papers/x.html.gz"),
+            ("authors/x.atom.xml", "authors/x.atom.xml.gz"),
+            ("search/terms/0a.json", "search/terms/0a.json.gz"),
+            ("papers/x/cite.bib", "papers/x/cite.bib.gz"),
+            ("papers/x/cite.ris", "papers/x/cite.ris.gz"),
+            ("robots.txt", "robots.txt"),
+            ("_redirects", "_redirects"),
+            ("data/archive.tar.gz", "data/archive.tar.gz"),
+        ] {
+            assert_eq!(gzip.file_path(served.to_string()), file);
+            assert_eq!(gzip.served_path(file), served);
+            assert_eq!(Precompress::None.file_path(served.to_string()), served);
+            assert_eq!(Precompress::None.served_path(served), served);
+        }
+        assert_eq!(gzip.served_path("notes.txt.gz"), "notes.txt.gz");
+        let err = parse("precompress: brotli\n").unwrap_err();
+        assert!(err.message.contains("brotli"), "{}", err.message);
     }
 
     #[test]

@@ -30,7 +30,7 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::fmt;
-use std::io;
+use std::io::{self, Read};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -47,6 +47,7 @@ use axum::Router;
 use futures_util::stream::{self, Stream};
 use tokio::sync::{broadcast, watch};
 
+use crate::config::Precompress;
 use crate::threads::lock;
 
 /// The URL of the live-reload script.
@@ -669,7 +670,8 @@ impl RequestPath {
         let mut candidate = root.clone();
         candidate.extend(&self.names);
         let Some((path, metadata)) = inside(&root, &candidate) else {
-            return not_found_page(&root);
+            return read_precompressed(&root, &candidate, StatusCode::OK)
+                .unwrap_or_else(|| not_found_page(&root));
         };
         if metadata.is_dir() {
             if !self.trailing_slash && !self.raw.is_empty() {
@@ -685,11 +687,13 @@ impl RequestPath {
                 }
                 return Outcome::Redirect(location);
             }
-            return match inside(&root, &path.join("index.html")) {
+            let index = path.join("index.html");
+            return match inside(&root, &index) {
                 Some((index, metadata)) if metadata.is_file() => {
                     read_file(&root, &index, StatusCode::OK)
                 }
-                _ => not_found_page(&root),
+                _ => read_precompressed(&root, &index, StatusCode::OK)
+                    .unwrap_or_else(|| not_found_page(&root)),
             };
         }
         if metadata.is_file() && !self.trailing_slash {
@@ -784,12 +788,40 @@ fn read_file(root: &Path, path: &Path, status: StatusCode) -> Outcome {
 
 /// The site's own `404.html` with status 404, or a plain 404.
 fn not_found_page(root: &Path) -> Outcome {
-    match inside(root, &root.join("404.html")) {
+    let page = root.join("404.html");
+    match inside(root, &page) {
         Some((page, metadata)) if metadata.is_file() => {
             read_file(root, &page, StatusCode::NOT_FOUND)
         }
-        _ => Outcome::PlainNotFound,
+        _ => {
+            read_precompressed(root, &page, StatusCode::NOT_FOUND).unwrap_or(Outcome::PlainNotFound)
+        }
     }
+}
+
+/// The file a precompressed site holds for `path` (see
+/// [`crate::config::Precompress::Gzip`]), decompressed, with status `status`: `None`
+/// if there is none inside `root`, or it is not gzip.
+fn read_precompressed(root: &Path, path: &Path, status: StatusCode) -> Option<Outcome> {
+    let name = path.to_str()?;
+    let file = Precompress::Gzip.file_path(name.to_string());
+    if file == name {
+        return None;
+    }
+    let (file, metadata) = inside(root, Path::new(&file))?;
+    if !metadata.is_file() {
+        return None;
+    }
+    let compressed = std::fs::read(file).ok()?;
+    let mut body = Vec::with_capacity(compressed.len() * 3);
+    flate2::read::GzDecoder::new(compressed.as_slice())
+        .read_to_end(&mut body)
+        .ok()?;
+    Some(Outcome::File {
+        status,
+        content_type: content_type(path),
+        body,
+    })
 }
 
 /// The `Content-Type` for a file of the site, by its name.

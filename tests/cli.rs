@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use common::{record_file, Site};
 
 #[test]
@@ -994,4 +996,109 @@ fn pages_as_files_keep_links_downloads_feeds_further_pages_and_redirects() {
         site.output("_redirects"),
         "/papers/numbered-paper-7-2000.html /papers/renamed-paper-seven-2000.html 301\n"
     );
+}
+
+/// `bytes` gzip-decompressed.
+fn gunzip(path: &str, bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut plain)
+        .unwrap_or_else(|err| panic!("{path} is not gzip: {err}"));
+    plain
+}
+
+#[test]
+fn a_precompressed_site_holds_each_text_output_gzipped_and_the_same_site_inside() {
+    let manifest = |path: &str| path.starts_with(".profilegen-manifest");
+    let site_of = |config: &str| {
+        let site = Site::seeds();
+        site.file("content/records/p.txt", prolific_author());
+        site.file("profilegen.yaml", config);
+        site.build();
+        site
+    };
+    let plain_site = site_of("exports: files\n");
+    let plain: BTreeMap<String, Vec<u8>> = plain_site.output_tree().into_iter().collect();
+    let site = site_of("exports: files\nprecompress: gzip\n");
+    let files: BTreeMap<String, Vec<u8>> = site.output_tree().into_iter().collect();
+
+    // Each file of the plain site is there as it is, or gzipped under its name with
+    // `.gz` added (and not as it is); nothing else is.
+    let mut compressed = BTreeSet::new();
+    for (path, bytes) in plain.iter().filter(|(path, _)| !manifest(path)) {
+        let gz = format!("{path}.gz");
+        match files.get(&gz) {
+            Some(gzipped) => {
+                assert!(!files.contains_key(path), "{path} beside {gz}");
+                assert!(gunzip(&gz, gzipped) == *bytes, "{gz} holds {path}");
+                compressed.insert(path.rsplit_once('.').unwrap().1.to_string());
+            }
+            None => assert_eq!(files.get(path), Some(bytes), "{path} as it is"),
+        }
+    }
+    let sorts: Vec<&str> = compressed.iter().map(String::as_str).collect();
+    assert_eq!(sorts, ["bib", "html", "json", "ris", "xml"]);
+    for plain_file in [
+        "robots.txt",
+        "_redirects",
+        "style.css",
+        "search.js",
+        "favicon.svg",
+    ] {
+        let path = plain_file.to_string();
+        assert!(
+            !plain.contains_key(&path) || files.contains_key(&path),
+            "{path}"
+        );
+    }
+    let count = |tree: &BTreeMap<String, Vec<u8>>| tree.keys().filter(|p| !manifest(p)).count();
+    assert_eq!(count(&files), count(&plain));
+    let listed = String::from_utf8(files[".profilegen-manifest"].clone()).unwrap();
+    assert!(
+        listed.lines().any(|line| line == "index.html.gz"),
+        "{listed}"
+    );
+    assert!(!listed.lines().any(|line| line == "index.html"));
+
+    // The next build keeps every file; a change rewrites the files it rewrites in the
+    // plain site, and leaves what a clean build makes.
+    let run = site.build();
+    assert!(run.stderr.contains("0 files written"), "{}", run.stderr);
+    let written = |site: &Site| {
+        site.file(
+            "content/records/late.txt",
+            record_file("Late Author", &[(2022, "Late Paper", "L.", "cs.DC")]),
+        );
+        let summary = site.build().stderr;
+        let (count, _) = summary.split_once(" files written").expect(&summary);
+        let count = count.rsplit(' ').next().unwrap().to_string();
+        count.parse::<usize>().expect(&summary)
+    };
+    let (plain_written, gzip_written) = (written(&plain_site), written(&site));
+    assert_eq!(gzip_written, plain_written);
+    assert!(plain_written > 3, "{plain_written}");
+    let clean = site_of("exports: files\nprecompress: gzip\n");
+    clean.file(
+        "content/records/late.txt",
+        record_file("Late Author", &[(2022, "Late Paper", "L.", "cs.DC")]),
+    );
+    clean.build();
+    let without_manifest = |site: &Site| -> Vec<(String, Vec<u8>)> {
+        let tree = site.output_tree().into_iter();
+        tree.filter(|(path, _)| !manifest(path)).collect()
+    };
+    assert!(without_manifest(&site) == without_manifest(&clean));
+    let late = site.public().join("authors/late-author/index.html.gz");
+    let late = gunzip("late", &std::fs::read(late).unwrap());
+    assert!(String::from_utf8(late).unwrap().contains("Late Paper"));
+
+    // Back to plain files: every compressed file goes, the plain ones come back.
+    site.file("profilegen.yaml", "exports: files\n");
+    site.build();
+    let back = without_manifest(&site);
+    assert!(back.iter().all(|(path, _)| !path.ends_with(".gz")));
+    assert!(back
+        .iter()
+        .any(|(path, _)| path == "authors/late-author/index.html"));
 }

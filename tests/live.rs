@@ -140,6 +140,40 @@ fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
 const WAIT: Duration = Duration::from_secs(15);
 
 #[test]
+fn serve_sends_the_pages_of_a_precompressed_site_as_pages() {
+    let site = Site::seeds();
+    site.file("profilegen.yaml", "precompress: gzip\n");
+    let mut serve = Running::start(&site, &["serve", "--port", "0"]);
+    let line = serve.wait_for("Serving http://127.0.0.1:", WAIT);
+    let address = address_of(&line);
+    // `serve` builds into the build cache's folder.
+    let output = site.root().join(".profilegen/serve");
+    assert!(output.join("index.html.gz").is_file());
+    assert!(!output.join("index.html").exists());
+    for (path, text) in [
+        ("/", "Scholarly profiles"),
+        ("/authors/zhongbo-zhu/", "Zhongbo Zhu"),
+        ("/atom.xml", "<feed"),
+    ] {
+        let (status, head, body) = get(address, path);
+        assert_eq!(status, 200, "{path}: {head}");
+        assert!(body.contains(text), "{path}: {body}");
+    }
+    let (_, head, body) = get(address, "/");
+    assert!(
+        head.to_lowercase().contains("content-type: text/html"),
+        "{head}"
+    );
+    assert!(
+        body.contains("/__profilegen/livereload.js"),
+        "script injected"
+    );
+    let (status, _, body) = get(address, "/no-such-page/");
+    assert_eq!(status, 404);
+    assert!(body.contains("<html"), "the site's 404 page: {body}");
+}
+
+#[test]
 fn serve_serves_rebuilds_and_refuses_traversal() {
     let site = Site::seeds();
     site.file("secret.txt", "top secret");

@@ -678,7 +678,10 @@ fn static_files<'i>(
     plan: &SitePlan,
     gathered: &mut Gathered,
 ) -> Vec<(&'i str, &'i [u8])> {
-    let generated: HashSet<&str> = plan.outputs.iter().map(|p| p.path.as_str()).collect();
+    let precompress = plan.index.config.precompress;
+    let generated: HashSet<&str> = (plan.outputs.iter())
+        .map(|p| precompress.served_path(&p.path))
+        .collect();
     let generated =
         |path: &str| generated.contains(path) || crate::search::is_search_index_path(path);
     let mut files = Vec::new();
@@ -771,7 +774,7 @@ impl Rendering<'_> {
             || maker.prepare_search(&self.memo.search, kept_terms),
             || self.fingerprints(&plan.outputs, &maker),
         );
-        let search_outputs = search_outputs(search.files());
+        let search_outputs = search_outputs(search.files(), plan.index.config.precompress);
         if let Some(writer) = self.writer {
             let statics = self.statics;
             writer.expect_files(plan.outputs.len() + search_outputs.len() + statics);

@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use crate::config::{ExportsMode, SiteConfig};
+use crate::config::{ExportsMode, Precompress, SiteConfig};
 use crate::content::{Bio, ExtraPage};
 use crate::diagnostics::Diagnostic;
 use crate::graph::{AuthorId, PaperId, SiteGraph};
@@ -46,12 +46,13 @@ pub struct SitePlan<'a> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The outputs of the search index's files, by their paths.
-pub fn search_outputs(paths: Vec<String>) -> Vec<PlannedOutput> {
+/// The outputs of the search index's files, by the paths they are served at, written
+/// as `precompress` says.
+pub fn search_outputs(paths: Vec<String>, precompress: Precompress) -> Vec<PlannedOutput> {
     paths
         .into_iter()
         .map(|path| PlannedOutput {
-            path: path.clone(),
+            path: precompress.file_path(path.clone()),
             template: None,
             kind: OutputKind::SearchIndex(path),
         })
@@ -61,7 +62,9 @@ pub fn search_outputs(paths: Vec<String>) -> Vec<PlannedOutput> {
 /// One output file to produce.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedOutput {
-    /// Output path relative to the output folder, e.g. `authors/zoe-li/index.html`.
+    /// Output path relative to the output folder, e.g. `authors/zoe-li/index.html`
+    /// (with `.gz` added when the site is precompressed: see
+    /// [`Precompress::file_path`]).
     pub path: String,
     /// Template that renders it (`author.html`, `atom.xml`, ...), if any.
     pub template: Option<&'static str>,
@@ -248,7 +251,7 @@ pub fn plan_site<'a>(input: &PlanInput<'a, '_>) -> SitePlan<'a> {
         .map(|kind| {
             let (path, template) = describe(&index, &kind);
             PlannedOutput {
-                path,
+                path: index.config.precompress.file_path(path),
                 template,
                 kind,
             }

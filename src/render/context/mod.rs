@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use super::bounded::BoundedCache;
+use crate::config::Precompress;
 use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
 use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
@@ -115,6 +116,11 @@ pub struct OutputMaker<'a> {
 }
 
 impl<'a> OutputMaker<'a> {
+    /// How the site's generated files are written.
+    pub fn precompress(&self) -> Precompress {
+        self.ix.config.precompress
+    }
+
     /// A maker for the outputs of `ix`.
     pub fn new(ix: &'a SiteIndex<'a>, memo: &'a RenderMemo) -> OutputMaker<'a> {
         OutputMaker {
@@ -195,13 +201,12 @@ impl<'a> OutputMaker<'a> {
     /// templates. The same fingerprint means the same bytes.
     pub fn fingerprint(&self, path: &str, kind: &OutputKind, templates: &TemplateHashes) -> u64 {
         // A search index file reads the whole site; a hash of what makes it changes
-        // far less often.
-        let search = self
-            .search
-            .get()
-            .filter(|_| matches!(kind, OutputKind::SearchIndex(_)));
-        if let Some(fingerprint) = search.and_then(|s| s.fingerprint(self.ix, path)) {
-            return fingerprint;
+        // far less often. It is found by the path the file is served at (`path` has
+        // `.gz` added when the site is precompressed).
+        if let (Some(search), OutputKind::SearchIndex(served)) = (self.search.get(), kind) {
+            if let Some(fingerprint) = search.fingerprint(self.ix, served) {
+                return fingerprint;
+            }
         }
         let entities = self.entities.get_or_init(|| Entities::of(self.ix));
         let template = match template_set(kind) {
