@@ -12,7 +12,7 @@
 //!   plain components, and every folder written into must resolve inside the output
 //!   folder (a symlink out of it is refused).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
@@ -23,6 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::hash::ByPath;
 use crate::threads::lock;
 
 pub mod generations;
@@ -221,7 +222,7 @@ pub struct Committed {
     pub stats: WriteStats,
     /// Size and modification time of each file staged or compared, by relative path, as
     /// they are in the output folder now.
-    pub states: HashMap<String, FileState>,
+    pub states: ByPath<FileState>,
     /// The files of the previous build that this one did not produce (removed, or
     /// already gone), by relative path.
     pub stale: Vec<String>,
@@ -400,8 +401,11 @@ impl OutputWriter {
         let _ = fs::remove_dir_all(&self.staging);
 
         let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
-        // A rebuild keeps most of a large site's files: a million paths to sort.
-        files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // A rebuild keeps most of a large site's files: a million paths to sort. They
+        // come in long sorted runs (the kept outputs in the plan's order, each kind's in
+        // the order of its slugs), which a merge sort finds: at 500,000 papers it took
+        // about a third of the time of an unstable sort.
+        files.par_sort_by(|a, b| a.0.cmp(&b.0));
         files.dedup_by(|a, b| a.0 == b.0);
         let written = self.written.into_inner();
 
@@ -442,7 +446,7 @@ impl OutputWriter {
             unchanged: files.len() - written,
             removed,
         };
-        let mut states = HashMap::with_capacity(files.len());
+        let mut states = ByPath::with_capacity_and_hasher(files.len(), Default::default());
         for (path, seen) in files {
             let state = match seen {
                 Seen::Kept => None,

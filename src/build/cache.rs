@@ -16,7 +16,6 @@
 //! the first build of another version, see [`Loaded`]); for the rest it changes
 //! only how much work a build takes.
 
-use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -24,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
-use crate::hash::content_hash;
+use crate::hash::{content_hash, ByPath};
 use crate::output::{remove_stale_temp_files, write_atomically_with, FileState};
 use crate::plan::redirects::SlugHistory;
 
@@ -43,7 +42,7 @@ pub struct BuildCache {
     /// The diagnostics of that build, shown again when nothing changed.
     pub diagnostics: Vec<Diagnostic>,
     /// Each generated output file (path relative to the output folder).
-    pub outputs: HashMap<String, OutputState>,
+    pub outputs: ByPath<OutputState>,
     /// The slugs of that build and its redirects, for the next to tell moved pages.
     pub history: SlugHistory,
 }

@@ -1,7 +1,7 @@
 //! The cache decision: what the last build into the same output folder left, whether
 //! the site is unchanged since, and which outputs can be kept as they are.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::cache::{self, BuildCache, Loaded, OutputState};
 use super::memo::SavedCache;
 use super::BuildOptions;
+use crate::hash::ByPath;
 use crate::output::generations::current_generation;
 use crate::output::{FileState, OutputWriter, MANIFEST};
 use crate::plan::redirects::SlugHistory;
@@ -169,7 +170,8 @@ impl OutputCheck {
     fn intact(&self, path: &str) -> bool {
         match self {
             OutputCheck::Trusted => true,
-            OutputCheck::Damaged(damaged) => !damaged.contains(path),
+            // Usually none: a million paths need not be hashed to learn that.
+            OutputCheck::Damaged(damaged) => damaged.is_empty() || !damaged.contains(path),
             OutputCheck::Unknown => false,
         }
     }
@@ -226,9 +228,9 @@ pub(super) fn updated_outputs(
     outputs: &[PlannedOutput],
     fingerprints: &[u64],
     kept: &[bool],
-    mut states: HashMap<String, FileState>,
+    mut states: ByPath<FileState>,
     stale: &[String],
-) -> HashMap<String, OutputState> {
+) -> ByPath<OutputState> {
     let entry = |i: usize, file: FileState| OutputState {
         fingerprint: fingerprints[i],
         file,
@@ -264,7 +266,7 @@ pub(super) fn updated_outputs(
         }
         previous => {
             let previous = previous.and_then(Result::err);
-            let mut map = HashMap::with_capacity(outputs.len());
+            let mut map = ByPath::with_capacity_and_hasher(outputs.len(), Default::default());
             for (i, o) in outputs.iter().enumerate() {
                 let committed = states.remove_entry(&o.path);
                 let previous_entry = previous.as_ref().and_then(|c| c.outputs.get(&o.path));
@@ -372,7 +374,7 @@ mod tests {
     }
 
     /// The outputs as (path, fingerprint, size), sorted.
-    fn entries(map: &HashMap<String, OutputState>) -> Vec<(&str, u64, u64)> {
+    fn entries(map: &ByPath<OutputState>) -> Vec<(&str, u64, u64)> {
         let mut entries: Vec<_> = map
             .iter()
             .map(|(p, s)| (p.as_str(), s.fingerprint, s.file.size))
@@ -388,8 +390,10 @@ mod tests {
         let fingerprints = [1, 30, 40];
         let kept = [true, false, false];
         let update = |previous: Arc<BuildCache>, stale: &[String]| {
-            let states =
-                HashMap::from([("c".to_string(), state(30)), ("d".to_string(), state(40))]);
+            let states: ByPath<FileState> = [("c", 30), ("d", 40)]
+                .map(|(path, size)| (path.to_string(), state(size)))
+                .into_iter()
+                .collect();
             let map = updated_outputs(
                 Some(previous),
                 &outputs,
