@@ -139,13 +139,19 @@ fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
 
 const WAIT: Duration = Duration::from_secs(15);
 
+/// `profilegen serve` of `site` on a free port, once it serves, and its address.
+fn serving(site: &Site) -> (Running, SocketAddr) {
+    let mut serve = Running::start(site, &["serve", "--port", "0"]);
+    let line = serve.wait_for("Serving http://127.0.0.1:", WAIT);
+    let address = address_of(&line);
+    (serve, address)
+}
+
 #[test]
 fn serve_sends_the_pages_of_a_precompressed_site_as_pages() {
     let site = Site::seeds();
     site.file("profilegen.yaml", "precompress: gzip\n");
-    let mut serve = Running::start(&site, &["serve", "--port", "0"]);
-    let line = serve.wait_for("Serving http://127.0.0.1:", WAIT);
-    let address = address_of(&line);
+    let (_serve, address) = serving(&site);
     // `serve` builds into the build cache's folder.
     let output = site.root().join(".profilegen/serve");
     assert!(output.join("index.html.gz").is_file());
@@ -177,9 +183,7 @@ fn serve_sends_the_pages_of_a_precompressed_site_as_pages() {
 fn serve_serves_rebuilds_and_refuses_traversal() {
     let site = Site::seeds();
     site.file("secret.txt", "top secret");
-    let mut serve = Running::start(&site, &["serve", "--port", "0"]);
-    let line = serve.wait_for("Serving http://127.0.0.1:", WAIT);
-    let address = address_of(&line);
+    let (mut serve, address) = serving(&site);
 
     let (status, head, body) = get(address, "/");
     assert_eq!(status, 200, "{head}");
