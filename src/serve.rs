@@ -670,8 +670,11 @@ impl RequestPath {
         let mut candidate = root.clone();
         candidate.extend(&self.names);
         let Some((path, metadata)) = inside(&root, &candidate) else {
-            return read_precompressed(&root, &candidate, StatusCode::OK)
-                .unwrap_or_else(|| not_found_page(&root));
+            // As a file as it is, a precompressed file has no URL that ends in a slash.
+            let file = (!self.trailing_slash)
+                .then(|| read_precompressed(&root, &candidate, StatusCode::OK))
+                .flatten();
+            return file.unwrap_or_else(|| not_found_page(&root));
         };
         if metadata.is_dir() {
             if !self.trailing_slash && !self.raw.is_empty() {

@@ -177,6 +177,9 @@ fn serve_sends_the_pages_of_a_precompressed_site_as_pages() {
     let (status, _, body) = get(address, "/no-such-page/");
     assert_eq!(status, 404);
     assert!(body.contains("<html"), "the site's 404 page: {body}");
+    let (status, _, body) = get(address, "/atom.xml/");
+    assert_eq!(status, 404, "a file's URL with a slash: {body}");
+    assert!(body.contains("<html"), "the site's 404 page: {body}");
 }
 
 #[test]
