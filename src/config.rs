@@ -125,12 +125,16 @@ pub const GZIP_SUFFIX: &str = ".gz";
 const PRECOMPRESSED_EXTENSIONS: [&str; 5] = ["html", "xml", "json", "bib", "ris"];
 
 impl Precompress {
+    /// Whether the generated output served at `served` is written compressed.
+    fn compresses(self, served: &str) -> bool {
+        let extension = served.rsplit_once('.').map(|(_, ext)| ext);
+        self == Precompress::Gzip
+            && extension.is_some_and(|ext| PRECOMPRESSED_EXTENSIONS.contains(&ext))
+    }
+
     /// The path of the file that holds the generated output served at `served`.
     pub fn file_path(self, served: String) -> String {
-        let extension = served.rsplit_once('.').map(|(_, ext)| ext);
-        let compressed = self == Precompress::Gzip
-            && extension.is_some_and(|ext| PRECOMPRESSED_EXTENSIONS.contains(&ext));
-        match compressed {
+        match self.compresses(&served) {
             true => served + GZIP_SUFFIX,
             false => served,
         }
@@ -140,7 +144,7 @@ impl Precompress {
     /// the suffix [`Precompress::file_path`] adds.
     pub fn served_path(self, file: &str) -> &str {
         match file.strip_suffix(GZIP_SUFFIX) {
-            Some(served) if self.file_path(served.to_string()) == file => served,
+            Some(served) if self.compresses(served) => served,
             _ => file,
         }
     }
