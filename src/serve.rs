@@ -690,14 +690,8 @@ impl RequestPath {
                 }
                 return Outcome::Redirect(location);
             }
-            let index = path.join("index.html");
-            return match inside(&root, &index) {
-                Some((index, metadata)) if metadata.is_file() => {
-                    read_file(&root, &index, StatusCode::OK)
-                }
-                _ => read_precompressed(&root, &index, StatusCode::OK)
-                    .unwrap_or_else(|| not_found_page(&root)),
-            };
+            return read_page(&root, &path.join("index.html"), StatusCode::OK)
+                .unwrap_or_else(|| not_found_page(&root));
         }
         if metadata.is_file() && !self.trailing_slash {
             return read_file(&root, &path, StatusCode::OK);
@@ -791,14 +785,16 @@ fn read_file(root: &Path, path: &Path, status: StatusCode) -> Outcome {
 
 /// The site's own `404.html` with status 404, or a plain 404.
 fn not_found_page(root: &Path) -> Outcome {
-    let page = root.join("404.html");
-    match inside(root, &page) {
-        Some((page, metadata)) if metadata.is_file() => {
-            read_file(root, &page, StatusCode::NOT_FOUND)
-        }
-        _ => {
-            read_precompressed(root, &page, StatusCode::NOT_FOUND).unwrap_or(Outcome::PlainNotFound)
-        }
+    read_page(root, &root.join("404.html"), StatusCode::NOT_FOUND).unwrap_or(Outcome::PlainNotFound)
+}
+
+/// The page at `path` (a file the server looks for itself, such as a folder's
+/// `index.html`), as it is or precompressed, with status `status`; `None` if there is
+/// no such file inside `root`.
+fn read_page(root: &Path, path: &Path, status: StatusCode) -> Option<Outcome> {
+    match inside(root, path) {
+        Some((page, metadata)) if metadata.is_file() => Some(read_file(root, &page, status)),
+        _ => read_precompressed(root, path, status),
     }
 }
 

@@ -1015,7 +1015,13 @@ fn a_precompressed_site_holds_each_text_output_gzipped_and_the_same_site_inside(
         let site = Site::seeds();
         site.file("content/records/p.txt", prolific_author());
         site.file("profilegen.yaml", config);
-        site.build();
+        // A static file at a generated page's URL loses to the page, compressed or not.
+        site.file("static/index.html", "not the home page");
+        let said = site.build().stderr;
+        assert!(
+            said.contains("static/index.html has the same path as a generated file"),
+            "{said}"
+        );
         site
     };
     let plain_site = site_of("exports: files\n");

@@ -48,7 +48,7 @@ fn finished_file(maker: &OutputMaker, planned: &PlannedOutput, bytes: Vec<u8>) -
 
 /// `bytes` gzip-compressed, the same for the same bytes (the header holds no time and
 /// no name).
-pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+fn gzip(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write;
     let out = Vec::with_capacity(bytes.len() / 3 + 64);
     let mut encoder = flate2::write::GzEncoder::new(out, flate2::Compression::new(GZIP_LEVEL));
