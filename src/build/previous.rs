@@ -14,7 +14,7 @@ use super::memo::SavedCache;
 use super::BuildOptions;
 use crate::hash::ByPath;
 use crate::output::generations::current_generation;
-use crate::output::{FileState, OutputWriter, MANIFEST};
+use crate::output::{FileState, OpenFolder, OutputWriter, MANIFEST};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::PlannedOutput;
 
@@ -288,12 +288,15 @@ pub(super) fn updated_outputs(
 /// or none, where the intact ones are all of a large site's million files.
 fn damaged_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
     let root = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
+    let folder = OpenFolder::open(&root);
     let check = || {
         cache
             .outputs
             .par_iter()
             .filter(|(path, state)| {
-                !FileState::of(&root.join(path)).is_some_and(|actual| state.file.admits(&actual))
+                !folder
+                    .state_of(path)
+                    .is_some_and(|actual| state.file.admits(&actual))
             })
             .map(|(path, _)| path.clone())
             .collect()
@@ -316,9 +319,12 @@ const STAT_THREADS: usize = 16;
 /// Whether every output file the cache lists is still as the last build left it, and
 /// the output folder's manifest is there.
 fn outputs_intact(output: &Path, cache: &BuildCache) -> bool {
+    let folder = OpenFolder::open(output);
     output.join(MANIFEST).is_file()
         && cache.outputs.par_iter().all(|(path, state)| {
-            FileState::of(&output.join(path)).is_some_and(|actual| state.file.admits(&actual))
+            folder
+                .state_of(path)
+                .is_some_and(|actual| state.file.admits(&actual))
         })
 }
 
