@@ -345,6 +345,23 @@ mod tests {
     use super::*;
     use crate::plan::OutputKind;
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_thread_that_gives_way_runs_at_the_lowest_priority_and_only_it() {
+        use rustix::process::getpriority_process;
+        let before = getpriority_process(None).unwrap();
+        let lowered = std::thread::spawn(|| {
+            give_way_to_the_build();
+            getpriority_process(None).unwrap()
+        });
+        assert_eq!(lowered.join().unwrap(), 19);
+        assert_eq!(
+            getpriority_process(None).unwrap(),
+            before,
+            "the caller's own stays"
+        );
+    }
+
     #[test]
     fn only_the_outputs_found_damaged_are_not_intact_and_a_failed_check_keeps_none() {
         let trusted = OutputCheck::finish(None);
