@@ -808,9 +808,10 @@ mod tests {
     use crate::config::parse_config;
     use crate::content::{parse_bio, parse_page};
     use crate::graph::link;
-    use crate::plan::{plan_site, PlanInput, PlanMemo, SitePlan};
+    use crate::plan::{plan_site, search_outputs, PlanInput, PlanMemo, SitePlan};
     use crate::records::parse_record_file;
     use crate::render::context::{Output, OutputMaker, RenderMemo, TemplateHashes};
+    use crate::search::{KeptTerms, SearchMemo};
 
     /// A record: year, title, abstract, subject.
     type TestRecord = (u16, &'static str, &'static str, &'static str);
@@ -891,6 +892,31 @@ mod tests {
         sources: &Sources,
         adjust: impl FnOnce(&mut SitePlan),
     ) -> BTreeMap<String, (u64, serde_json::Value)> {
+        with_maker(sources, adjust, |plan, maker| {
+            let templates = TemplateHashes::default();
+            plan.outputs
+                .iter()
+                .map(|o| {
+                    let shown = match maker.make(&o.kind) {
+                        Output::Page(context) => serde_json::to_value(&context),
+                        Output::Feed(context) => serde_json::to_value(&context),
+                        Output::Sitemap(context) => serde_json::to_value(&context),
+                        Output::Bytes(bytes) => Ok(String::from_utf8_lossy(&bytes).into()),
+                    };
+                    let fingerprint = maker.fingerprint(&o.path, &o.kind, &templates);
+                    (o.path.clone(), (fingerprint, shown.unwrap()))
+                })
+                .collect()
+        })
+    }
+
+    /// What `look` finds in the site of `sources`: its plan (as `adjust` leaves it) and
+    /// the maker of its outputs.
+    fn with_maker<T>(
+        sources: &Sources,
+        adjust: impl FnOnce(&mut SitePlan),
+        look: impl FnOnce(&SitePlan, &mut OutputMaker) -> T,
+    ) -> T {
         let files: Vec<_> = sources
             .files
             .iter()
@@ -925,21 +951,49 @@ mod tests {
         });
         adjust(&mut plan);
         let render_memo = RenderMemo::default();
-        let maker = OutputMaker::new(&plan.index, &render_memo);
-        let templates = TemplateHashes::default();
-        plan.outputs
-            .iter()
-            .map(|o| {
-                let shown = match maker.make(&o.kind) {
-                    Output::Page(context) => serde_json::to_value(&context),
-                    Output::Feed(context) => serde_json::to_value(&context),
-                    Output::Sitemap(context) => serde_json::to_value(&context),
-                    Output::Bytes(bytes) => Ok(String::from_utf8_lossy(&bytes).into()),
-                };
-                let fingerprint = maker.fingerprint(&o.path, &o.kind, &templates);
-                (o.path.clone(), (fingerprint, shown.unwrap()))
-            })
-            .collect()
+        let mut maker = OutputMaker::new(&plan.index, &render_memo);
+        look(&plan, &mut maker)
+    }
+
+    /// Each search index file is fingerprinted by the index's own hash of that file,
+    /// found by the path it is served at, also in a precompressed site, whose file
+    /// paths end in `.gz`: were it fingerprinted as reading the whole site, every
+    /// search file would be made again at each build.
+    #[test]
+    fn a_search_file_is_fingerprinted_by_the_index_whatever_its_file_path() {
+        for precompress in ["none", "gzip"] {
+            let sources = Sources {
+                config: format!("{}precompress: {precompress}\n", base().config),
+                ..base()
+            };
+            with_maker(
+                &sources,
+                |_| {},
+                |plan, maker| {
+                    let templates = TemplateHashes::default();
+                    let search =
+                        maker.prepare_search(&SearchMemo::default(), &mut KeptTerms::default());
+                    let own: Vec<(String, u64)> = (search.files().into_iter())
+                        .map(|served| {
+                            let hash = search.fingerprint(&plan.index, &served).unwrap();
+                            (served, hash)
+                        })
+                        .collect();
+                    let config = &plan.index.config;
+                    let outputs = search_outputs(
+                        own.iter().map(|o| o.0.clone()).collect(),
+                        config.precompress,
+                    );
+                    assert!(own.len() >= 3, "meta, terms and documents: {own:?}");
+                    for (output, (served, hash)) in outputs.iter().zip(&own) {
+                        let gzip = precompress == "gzip";
+                        assert_eq!(output.path.ends_with(".gz"), gzip, "{}", output.path);
+                        let fingerprint = maker.fingerprint(&output.path, &output.kind, &templates);
+                        assert_eq!(fingerprint, *hash, "{served} in {}", output.path);
+                    }
+                },
+            );
+        }
     }
 
     /// A paper on the second page of a year's and a subject's list gains an author:
