@@ -317,12 +317,12 @@ fn damaged_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
 /// Threads that look at the output files at once.
 const STAT_THREADS: usize = 16;
 
-/// Gives the calling thread the lowest priority (on Linux, where each thread has its
-/// own), so that the look at the output files takes the processor only when linking,
-/// planning and indexing leave some idle. Its result is needed only once rendering
-/// starts, and at 500,000 papers it took over a third of the processor time while the
-/// site was linked (once the files are in the system's cache, a look is the kernel's
-/// work, not the disk's).
+/// Gives the calling thread the lowest priority (nice 19, on Linux, where each thread
+/// has its own), so that the look at the output files yields the processor to linking,
+/// planning and indexing: its result is needed only once rendering starts. Once the
+/// files are in the system's cache a look is the kernel's work, not the disk's; at
+/// 500,000 papers it took 2.3 s of the 6.1 s of processor time spent while the site was
+/// linked, and 1.15 of 5.3 s at this priority (its 16 threads still weigh something).
 fn give_way_to_the_build() {
     #[cfg(target_os = "linux")]
     let _ = rustix::process::setpriority_process(None, 19);

@@ -915,7 +915,7 @@ mod tests {
     fn with_maker<T>(
         sources: &Sources,
         adjust: impl FnOnce(&mut SitePlan),
-        look: impl FnOnce(&SitePlan, &mut OutputMaker) -> T,
+        look: impl FnOnce(&SitePlan, &OutputMaker) -> T,
     ) -> T {
         let files: Vec<_> = sources
             .files
@@ -951,8 +951,8 @@ mod tests {
         });
         adjust(&mut plan);
         let render_memo = RenderMemo::default();
-        let mut maker = OutputMaker::new(&plan.index, &render_memo);
-        look(&plan, &mut maker)
+        let maker = OutputMaker::new(&plan.index, &render_memo);
+        look(&plan, &maker)
     }
 
     /// Each search index file is fingerprinted by the index's own hash of that file,
