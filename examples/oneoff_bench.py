@@ -26,6 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_site import site_and_new_file
+
 STAGE = re.compile(r"^timing: (.+?)\s+([\d.]+) ms, processor\s+([\d.]+) ms")
 TIME = re.compile(r"^oneoff-bench ([\d.]+) (\d+)$")
 
@@ -86,11 +88,7 @@ def main() -> int:
     parser.add_argument("--builds", type=int, default=2, help="timed add-and-remove pairs a block")
     parser.add_argument("--output", help="the site's output folder, if not public/")
     args = parser.parse_args()
-    site = Path(args.site).resolve()
-    new_file = site / "new_author.txt"
-    if not new_file.exists():
-        print(f"{new_file} is missing: run `bash examples/bench.sh` first", file=sys.stderr)
-        return 2
+    site, new_file = site_and_new_file(args.site)
     if shutil.which("/usr/bin/time") is None:
         print("needs GNU time (/usr/bin/time)", file=sys.stderr)
         return 2

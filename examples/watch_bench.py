@@ -30,6 +30,8 @@ import threading
 import time
 from pathlib import Path
 
+from bench_site import site_and_new_file
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -41,11 +43,7 @@ def main() -> int:
     parser.add_argument("--bin", help="the profilegen binary to run")
     parser.add_argument("--log", help="write everything the watcher printed to this file")
     args = parser.parse_args()
-    site = Path(args.site).resolve()
-    new_file = site / "new_author.txt"
-    if not new_file.exists():
-        print(f"{new_file} is missing: run `bash examples/bench.sh` first", file=sys.stderr)
-        return 2
+    site, new_file = site_and_new_file(args.site)
     if args.bin:
         binary = Path(args.bin).resolve()
     else:
