@@ -207,8 +207,6 @@ pub struct OutputWriter {
 /// What an [`OutputWriter`] knows of one file of the build.
 #[derive(Debug, Clone, Copy)]
 enum Seen {
-    /// Known to be unchanged ([`OutputWriter::keep_all`]); not looked at.
-    Kept,
     /// Its state as read from the file.
     State(Option<FileState>),
     /// Staged with this many bytes; its time lies in the span of the staging.
@@ -342,23 +340,11 @@ impl OutputWriter {
         Ok(true)
     }
 
-    /// Makes room for `count` files in this build's list of files: a large site's list
-    /// would otherwise grow by doubling, and at 1,073,618 files (just over 2^20) hold
-    /// room for twice as many, 50 MB unused.
+    /// Makes room for `count` more files staged in this build: a large site's list of
+    /// them would otherwise grow by doubling, and at 1,073,618 files (just over 2^20)
+    /// hold room for twice as many, 50 MB unused.
     pub fn expect_files(&self, count: usize) {
-        let mut files = lock(&self.files);
-        let more = count.saturating_sub(files.len());
-        files.reserve_exact(more);
-    }
-
-    /// Records that `paths` belong to this build although they were not staged (they
-    /// are known to be unchanged), so that they are not removed as stale.
-    pub fn keep_all<'p>(&self, paths: impl IntoParallelIterator<Item = &'p str>) {
-        let kept: Vec<(String, Seen)> = paths
-            .into_par_iter()
-            .map(|path| (path.to_string(), Seen::Kept))
-            .collect();
-        lock(&self.files).extend(kept);
+        lock(&self.files).reserve_exact(count);
     }
 
     /// The folder files are written into (canonical).
@@ -367,12 +353,17 @@ impl OutputWriter {
     }
 
     /// Moves every staged file into place, removes the files of the previous build that
-    /// this one did not produce, and records this build's files in the manifest. In
+    /// this one did not produce, and records this build's files in the manifest: those
+    /// staged and those `kept` (relative paths of files this build has but did not
+    /// stage, as they are known to be unchanged; they are not looked at). In
     /// generations, then makes the output path lead to the new generation; on failure,
     /// the generation is removed and the output path left as it was.
-    pub fn commit(mut self) -> Result<Committed, OutputError> {
+    ///
+    /// The kept paths are lent rather than given to the writer: a rebuild of a large
+    /// site keeps most of its files, a million paths that would otherwise be copied.
+    pub fn commit(mut self, kept: &[&str]) -> Result<Committed, OutputError> {
         let generation = self.generation.take();
-        let committed = self.commit_files();
+        let committed = self.commit_files(kept);
         match (committed, generation) {
             (Ok(committed), Some(generation)) => generation.switch().map(|()| committed),
             (Err(err), Some(generation)) => {
@@ -384,7 +375,7 @@ impl OutputWriter {
     }
 
     /// [`OutputWriter::commit`] in the folder written into.
-    fn commit_files(self) -> Result<Committed, OutputError> {
+    fn commit_files(self, kept: &[&str]) -> Result<Committed, OutputError> {
         let root = &self.root;
         // The end of the span the staged files were written in: a file made after them
         // all has a time no earlier than theirs.
@@ -401,12 +392,9 @@ impl OutputWriter {
         let _ = fs::remove_dir_all(&self.staging);
 
         let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
-        // A rebuild keeps most of a large site's files: a million paths to sort. They
-        // come in long sorted runs (the kept outputs in the plan's order, each kind's in
-        // the order of its slugs), which a merge sort finds: at 500,000 papers it took
-        // about a third of the time of an unstable sort.
         files.par_sort_by(|a, b| a.0.cmp(&b.0));
         files.dedup_by(|a, b| a.0 == b.0);
+        let paths = all_paths(&files, kept);
         let written = self.written.into_inner();
 
         // Remove what an earlier build wrote and this one did not.
@@ -415,7 +403,7 @@ impl OutputWriter {
         let mut removed = 0;
         let mut stale = Vec::new();
         let mut emptied_dirs = BTreeSet::new();
-        for old_path in stale_paths(&earlier_paths, &files) {
+        for old_path in stale_paths(&earlier_paths, &paths) {
             if !is_safe_relative_path(old_path) {
                 continue;
             }
@@ -436,20 +424,18 @@ impl OutputWriter {
         for dir in emptied_dirs.iter().rev() {
             let _ = fs::remove_dir(root.join(dir));
         }
-        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         manifest::record(root, earlier.as_ref(), &earlier_paths, &paths)?;
+        let stats = WriteStats {
+            written,
+            unchanged: paths.len() - written,
+            removed,
+        };
         // Both hold every path once more: freed before the states are gathered.
         drop((paths, earlier_paths));
         drop(earlier);
-        let stats = WriteStats {
-            written,
-            unchanged: files.len() - written,
-            removed,
-        };
         let mut states = ByPath::with_capacity_and_hasher(files.len(), Default::default());
         for (path, seen) in files {
             let state = match seen {
-                Seen::Kept => None,
                 Seen::State(state) => state,
                 Seen::Written(size) => self.staged_since_ns.zip(staged_until_ns).map(
                     |(modified_ns, modified_until_ns)| FileState {
@@ -480,12 +466,36 @@ impl OutputWriter {
     }
 }
 
-/// The paths of an earlier manifest that are not among `files` (sorted by path). A
-/// manifest written by profilegen is sorted too, so the two lists are walked side by
-/// side; any other is checked path by path against a set.
-fn stale_paths<'m>(old: &[&'m str], files: &[(String, Seen)]) -> Vec<&'m str> {
+/// Every path of a build, sorted and each once: those of the `staged` files (sorted,
+/// each once) and the `kept`.
+///
+/// A rebuild keeps most of a large site's files: a million paths to sort. They come in
+/// long sorted runs (the kept outputs in the plan's order, each kind's in the order of
+/// its slugs), which a merge sort finds: at 500,000 papers it took about a third of the
+/// time of an unstable sort.
+fn all_paths<'p>(staged: &'p [(String, Seen)], kept: &[&'p str]) -> Vec<&'p str> {
+    let mut kept = kept.to_vec();
+    kept.par_sort();
+    let mut paths = Vec::with_capacity(staged.len() + kept.len());
+    let mut kept = kept.into_iter().peekable();
+    for (path, _) in staged {
+        while let Some(k) = kept.next_if(|k| *k < path.as_str()) {
+            paths.push(k);
+        }
+        kept.next_if_eq(&path.as_str());
+        paths.push(path.as_str());
+    }
+    paths.extend(kept);
+    paths.dedup();
+    paths
+}
+
+/// The paths of an earlier manifest that are not among `files` (sorted). A manifest
+/// written by profilegen is sorted too, so the two lists are walked side by side; any
+/// other is checked path by path against a set.
+fn stale_paths<'m>(old: &[&'m str], files: &[&str]) -> Vec<&'m str> {
     if !old.windows(2).all(|pair| pair[0] < pair[1]) {
-        let current: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        let current: HashSet<&str> = files.iter().copied().collect();
         return old
             .iter()
             .copied()
@@ -493,7 +503,7 @@ fn stale_paths<'m>(old: &[&'m str], files: &[(String, Seen)]) -> Vec<&'m str> {
             .collect();
     }
     let mut stale = Vec::new();
-    let mut current = files.iter().map(|(p, _)| p.as_str()).peekable();
+    let mut current = files.iter().copied().peekable();
     for &path in old {
         while current.next_if(|c| *c < path).is_some() {}
         if current.next_if_eq(&path).is_none() {
@@ -695,7 +705,7 @@ pub fn write_output(
         .par_iter()
         .try_for_each(|(path, bytes)| writer.stage(path, bytes).map(|_| ()));
     match staged {
-        Ok(()) => writer.commit().map(|committed| committed.stats),
+        Ok(()) => writer.commit(&[]).map(|committed| committed.stats),
         Err(err) => {
             writer.abort();
             Err(err)
@@ -826,7 +836,7 @@ mod tests {
             writer.stage(&format!("papers/p{n}.html"), b"x").unwrap();
         }
         assert_eq!(lock(&writer.files).capacity(), 5);
-        let committed = writer.commit().unwrap();
+        let committed = writer.commit(&[]).unwrap();
         assert_eq!(committed.stats.written, 5);
     }
 
@@ -908,7 +918,7 @@ mod tests {
         );
         // The refused writer touched nothing: the first one's staged file is there.
         assert!(out.join(STAGING_DIR).join("a/index.html").is_file());
-        first.commit().unwrap();
+        first.commit(&[]).unwrap();
         assert_eq!(fs::read(out.join("a/index.html")).unwrap(), b"first");
 
         // Once committed (or aborted) the folder takes a writer again; the lock file
@@ -937,11 +947,11 @@ mod tests {
         // The refused writer did not take the first one's generation for a leftover.
         assert!(first.root().is_dir());
         first.stage("index.html", b"one").unwrap();
-        first.commit().unwrap();
+        first.commit(&[]).unwrap();
         assert_eq!(fs::read(link.join("index.html")).unwrap(), b"one");
         let next = OutputWriter::open_next_generation(&link).unwrap();
         next.stage("index.html", b"two").unwrap();
-        next.commit().unwrap();
+        next.commit(&[]).unwrap();
         assert_eq!(fs::read(link.join("index.html")).unwrap(), b"two");
     }
 
@@ -1051,7 +1061,7 @@ mod tests {
         ] {
             writer.stage(&f.0, &f.1).unwrap();
         }
-        let committed = writer.commit().unwrap();
+        let committed = writer.commit(&[]).unwrap();
         assert_eq!(committed.stats.written, 4);
         assert_eq!(committed.stats.unchanged, 1);
         for (path, text) in [
@@ -1087,10 +1097,7 @@ mod tests {
 
     #[test]
     fn stale_paths_of_sorted_and_unsorted_manifests() {
-        let files: Vec<(String, Seen)> = ["a/x", "b", "c/y", "d"]
-            .iter()
-            .map(|p| (p.to_string(), Seen::Kept))
-            .collect();
+        let files = ["a/x", "b", "c/y", "d"];
         assert_eq!(
             stale_paths(&["a/w", "a/x", "b", "bb", "d", "e"], &files),
             ["a/w", "bb", "e"]
@@ -1098,6 +1105,53 @@ mod tests {
         assert_eq!(stale_paths(&["e", "a/x", "z", "b"], &files), ["e", "z"]);
         assert!(stale_paths(&[], &files).is_empty());
         assert_eq!(stale_paths(&["b"], &[]), ["b"]);
+    }
+
+    #[test]
+    fn a_builds_paths_are_its_staged_and_kept_paths_merged_each_once() {
+        let staged: Vec<(String, Seen)> = ["b", "c/y", "e"]
+            .iter()
+            .map(|p| (p.to_string(), Seen::Written(1)))
+            .collect();
+        // Kept paths come in sorted runs (the plan's kinds), not sorted as a whole.
+        let kept = ["c/x", "d", "f", "a/x", "a/y", "c/y"];
+        assert_eq!(
+            all_paths(&staged, &kept),
+            ["a/x", "a/y", "b", "c/x", "c/y", "d", "e", "f"]
+        );
+        assert_eq!(all_paths(&staged, &[]), ["b", "c/y", "e"]);
+        assert_eq!(all_paths(&[], &["b", "a", "b"]), ["a", "b"]);
+    }
+
+    /// Files kept by a build (lent at the commit, never staged) stay in place and in the
+    /// manifest, and count as unchanged; a file of the previous build that this one
+    /// neither staged nor kept goes.
+    #[test]
+    fn kept_files_stay_in_place_and_in_the_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let first = OutputWriter::open(&out).unwrap();
+        for (path, bytes) in [("a/index.html", "a"), ("b.html", "b"), ("c.html", "c")] {
+            first.stage(path, bytes.as_bytes()).unwrap();
+        }
+        first.commit(&[]).unwrap();
+        let next = OutputWriter::open(&out).unwrap();
+        next.stage("b.html", b"b, changed").unwrap();
+        let committed = next.commit(&["a/index.html"]).unwrap();
+        assert_eq!((committed.stats.written, committed.stats.unchanged), (1, 1));
+        assert_eq!(committed.stats.removed, 1);
+        assert_eq!(committed.stale, ["c.html"]);
+        assert_eq!(fs::read_to_string(out.join("a/index.html")).unwrap(), "a");
+        assert_eq!(
+            fs::read_to_string(out.join("b.html")).unwrap(),
+            "b, changed"
+        );
+        assert!(!out.join("c.html").exists());
+        let manifest = manifest::EarlierManifest::read(&out).unwrap();
+        assert_eq!(manifest.paths(), ["a/index.html", "b.html"]);
+        // A kept file's state is not looked at: only the staged one has a state.
+        assert!(!committed.states.contains_key("a/index.html"));
+        assert!(committed.states.contains_key("b.html"));
     }
 
     #[test]

@@ -775,20 +775,16 @@ impl Rendering<'_> {
             || self.fingerprints(&plan.outputs, &maker),
         );
         let search_outputs = search_outputs(search.files(), plan.index.config.precompress);
-        if let Some(writer) = self.writer {
-            let statics = self.statics;
-            writer.expect_files(plan.outputs.len() + search_outputs.len() + statics);
-        }
         let search_stage = match search.patched() {
             Some(changed) => format!("search index ({changed} documents patched in)"),
             None => "search index".to_string(),
         };
         let search_fingerprints = self.fingerprints(&search_outputs, &maker);
         let (search_kept, rendered) = self.render_range(
-            &search_outputs,
-            &search_fingerprints,
+            (&search_outputs, &search_fingerprints),
             &maker,
             &ProgressBar::hidden(),
+            0,
         );
         rendered?;
         maker.forget_search();
@@ -799,8 +795,8 @@ impl Rendering<'_> {
         }
         timings.mark(&search_stage);
         let progress = progress_bar(self.progress, plan.outputs.len() as u64);
-        let (mut kept, rendered) =
-            self.render_range(&plan.outputs, &plan_fingerprints, &maker, &progress);
+        let outputs = (&plan.outputs[..], &plan_fingerprints[..]);
+        let (mut kept, rendered) = self.render_range(outputs, &maker, &progress, self.statics);
         rendered?;
         timings.mark("render");
         let mut fingerprints = plan_fingerprints;
@@ -819,15 +815,19 @@ impl Rendering<'_> {
     }
 
     /// Renders and stages those of `outputs` (with their `fingerprints`) that are not
-    /// kept; whether each was kept.
+    /// kept; whether each was kept. The writer makes room for those and for
+    /// `staged_after` more files.
     fn render_range(
         &self,
-        outputs: &[PlannedOutput],
-        fingerprints: &[u64],
+        (outputs, fingerprints): (&[PlannedOutput], &[u64]),
         maker: &OutputMaker,
         progress: &ProgressBar,
+        staged_after: usize,
     ) -> (Vec<bool>, Result<(), Diagnostic>) {
-        let kept = self.kept.mark(outputs, fingerprints, self.writer);
+        let kept = self.kept.mark(outputs, fingerprints, self.writer.is_some());
+        if let Some(writer) = self.writer {
+            writer.expect_files(kept.iter().filter(|&&k| !k).count() + staged_after);
+        }
         let wanted = |i: usize| !kept[i];
         let rendered = self
             .renderer
@@ -901,7 +901,11 @@ fn commit_and_save(
         let Some(writer) = writer else {
             return Ok(WriteStats::default());
         };
-        let committed = writer.commit().map_err(|err| {
+        let kept_paths: Vec<&str> = (planned.iter().zip(&built.kept))
+            .filter(|(_, &kept)| kept)
+            .map(|(o, _)| o.path.as_str())
+            .collect();
+        let committed = writer.commit(&kept_paths).map_err(|err| {
             gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
         })?;
         let write = committed.stats;

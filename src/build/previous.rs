@@ -14,7 +14,7 @@ use super::memo::SavedCache;
 use super::BuildOptions;
 use crate::hash::ByPath;
 use crate::output::generations::current_generation;
-use crate::output::{FileState, OpenFolder, OutputWriter, MANIFEST};
+use crate::output::{FileState, OpenFolder, MANIFEST};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::PlannedOutput;
 
@@ -187,18 +187,13 @@ pub(super) struct KeptOutputs<'b> {
 }
 
 impl KeptOutputs<'_> {
-    /// For each of `outputs`, whether it is kept; the kept ones are recorded with
-    /// `writer` (so that they are not removed as stale).
-    pub fn mark(
-        &self,
-        outputs: &[PlannedOutput],
-        fingerprints: &[u64],
-        writer: Option<&OutputWriter>,
-    ) -> Vec<bool> {
-        let (Some(cache), Some(writer)) = (self.cache, writer) else {
+    /// For each of `outputs`, whether it is kept; none is when the build `writes`
+    /// nothing (each is rendered).
+    pub fn mark(&self, outputs: &[PlannedOutput], fingerprints: &[u64], writes: bool) -> Vec<bool> {
+        let (Some(cache), true) = (self.cache, writes) else {
             return vec![false; fingerprints.len()];
         };
-        let kept: Vec<bool> = outputs
+        outputs
             .par_iter()
             .zip(fingerprints)
             .map(|(o, fingerprint)| {
@@ -208,10 +203,7 @@ impl KeptOutputs<'_> {
                     .is_some_and(|state| state.fingerprint == *fingerprint)
                     && self.files.intact(&o.path)
             })
-            .collect();
-        let kept_paths = outputs.par_iter().zip(&kept).filter(|(_, k)| **k);
-        writer.keep_all(kept_paths.map(|(o, _)| o.path.as_str()));
-        kept
+            .collect()
     }
 }
 
