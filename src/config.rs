@@ -148,6 +148,12 @@ impl Precompress {
             _ => file,
         }
     }
+
+    /// Whether the file at `file` (a path [`Precompress::file_path`] gave) holds its
+    /// output compressed.
+    pub fn holds_compressed(self, file: &str) -> bool {
+        self.served_path(file).len() != file.len()
+    }
 }
 
 /// What a feed entry's `<summary>` holds.
@@ -484,10 +490,16 @@ mod tests {
         ] {
             assert_eq!(gzip.file_path(served.to_string()), file);
             assert_eq!(gzip.served_path(file), served);
+            assert_eq!(gzip.holds_compressed(file), file != served, "{file}");
+            assert!(!Precompress::None.holds_compressed(served));
             assert_eq!(Precompress::None.file_path(served.to_string()), served);
             assert_eq!(Precompress::None.served_path(served), served);
         }
         assert_eq!(gzip.served_path("notes.txt.gz"), "notes.txt.gz");
+        assert!(
+            !gzip.holds_compressed("notes.txt.gz"),
+            "not one profilegen compresses"
+        );
         let err = parse("precompress: brotli\n").unwrap_err();
         assert!(err.message.contains("brotli"), "{}", err.message);
     }

@@ -37,12 +37,12 @@ pub struct RenderedFile {
 /// a precompressed file ([`crate::config::Precompress::file_path`]).
 fn finished_file(maker: &OutputMaker, planned: &PlannedOutput, bytes: Vec<u8>) -> RenderedFile {
     let path = planned.path.clone();
-    if maker.precompress().served_path(&path) == path {
-        return RenderedFile { path, bytes };
-    }
-    RenderedFile {
-        path,
-        bytes: gzip(&bytes),
+    match maker.precompress().holds_compressed(&path) {
+        true => RenderedFile {
+            path,
+            bytes: gzip(&bytes),
+        },
+        false => RenderedFile { path, bytes },
     }
 }
 
