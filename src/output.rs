@@ -649,27 +649,26 @@ impl FileState {
     /// [`FileState::from_metadata`], with the same times).
     #[cfg(unix)]
     fn from_stat(stat: &rustix::fs::Stat) -> Option<FileState> {
-        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
-            return None;
-        }
+        let is_file =
+            rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile;
         // Before the epoch, as `SystemTime::duration_since` has it: no time.
-        let seconds = u128::try_from(stat.st_mtime).ok()?;
-        let modified_ns = seconds * 1_000_000_000 + u128::from(stat.st_mtime_nsec as u32);
-        Some(FileState {
-            size: u64::try_from(stat.st_size).ok()?,
-            modified_ns,
-            modified_until_ns: modified_ns,
-        })
+        let modified_ns = u128::try_from(stat.st_mtime)
+            .ok()
+            .map(|seconds| seconds * 1_000_000_000 + u128::from(stat.st_mtime_nsec as u32));
+        FileState::of_regular_file(is_file, u64::try_from(stat.st_size).ok()?, modified_ns)
     }
 
     /// The state `meta` describes, if it is that of a regular file.
     pub fn from_metadata(meta: &fs::Metadata) -> Option<FileState> {
-        if !meta.is_file() {
-            return None;
-        }
-        let modified_ns = modified_ns(meta)?;
+        FileState::of_regular_file(meta.is_file(), meta.len(), modified_ns(meta))
+    }
+
+    /// The state of a file of `size` bytes modified at `modified_ns`, if it is a
+    /// regular file (`is_file`) with a time: what either look at a file gives.
+    fn of_regular_file(is_file: bool, size: u64, modified_ns: Option<u128>) -> Option<FileState> {
+        let modified_ns = modified_ns.filter(|_| is_file)?;
         Some(FileState {
-            size: meta.len(),
+            size,
             modified_ns,
             modified_until_ns: modified_ns,
         })

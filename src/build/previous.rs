@@ -2,7 +2,6 @@
 //! the site is unchanged since, and which outputs can be kept as they are.
 
 use std::collections::HashSet;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -279,31 +278,31 @@ pub(super) fn updated_outputs(
 /// The outputs the cache lists whose file is no longer as the last build left it: few
 /// or none, where the intact ones are all of a large site's million files.
 fn damaged_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
-    let root = fs::canonicalize(output).unwrap_or_else(|_| output.to_path_buf());
-    let folder = OpenFolder::open(&root);
+    let folder = OpenFolder::open(output);
     let check = || {
         cache
             .outputs
             .par_iter()
-            .filter(|(path, state)| {
-                !folder
-                    .state_of(path)
-                    .is_some_and(|actual| state.file.admits(&actual))
-            })
+            .filter(|(path, state)| !is_intact(&folder, path, state))
             .map(|(path, _)| path.clone())
             .collect()
     };
-    // Looking at a file waits on the disk, not the processor: many at once keep the
-    // disk busy (a million files of a large site take seconds, not a minute, this way).
-    match rayon::ThreadPoolBuilder::new()
+    match look_pool() {
+        Ok(pool) => pool.install(check),
+        Err(_) => check(),
+    }
+}
+
+/// The threads that look at the output files, at the lowest priority
+/// ([`give_way_to_the_build`]). Looking at a file waits on the disk, not the
+/// processor: many at once keep the disk busy (a million files of a large site take
+/// seconds, not a minute, this way).
+fn look_pool() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(STAT_THREADS)
         .thread_name(|i| format!("stat-{i}"))
         .start_handler(|_| give_way_to_the_build())
         .build()
-    {
-        Ok(pool) => pool.install(check),
-        Err(_) => check(),
-    }
 }
 
 /// Threads that look at the output files at once.
@@ -325,11 +324,13 @@ fn give_way_to_the_build() {
 fn outputs_intact(output: &Path, cache: &BuildCache) -> bool {
     let folder = OpenFolder::open(output);
     output.join(MANIFEST).is_file()
-        && cache.outputs.par_iter().all(|(path, state)| {
-            folder
-                .state_of(path)
-                .is_some_and(|actual| state.file.admits(&actual))
-        })
+        && (cache.outputs.par_iter()).all(|(path, state)| is_intact(&folder, path, state))
+}
+
+/// Whether the file at `path` in the output `folder` is as the last build left it
+/// (`state`, from its cache).
+fn is_intact(folder: &OpenFolder, path: &str, state: &OutputState) -> bool {
+    (folder.state_of(path)).is_some_and(|actual| state.file.admits(&actual))
 }
 
 #[cfg(test)]
@@ -352,6 +353,10 @@ mod tests {
             before,
             "the caller's own stays"
         );
+        // Every thread of the pool that looks at the output files gives way.
+        let pool = look_pool().unwrap();
+        let priorities: Vec<i32> = pool.broadcast(|_| getpriority_process(None).unwrap());
+        assert_eq!(priorities, vec![19; STAT_THREADS]);
     }
 
     #[test]
