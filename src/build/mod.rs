@@ -446,7 +446,13 @@ fn link_stage(graph: &SiteGraph, memo: &BuildMemo) -> String {
     } else if memo.is_long_running() {
         let (taken, lists) = (memo.link.papers_taken(), memo.link.author_lists_taken());
         let (papers, authors) = (graph.papers.len(), graph.authors.len());
-        format!("link ({taken} of {papers} papers, {lists} of {authors} authors' lists taken)")
+        let grouped = match memo.link.buckets_regrouped() {
+            Some(buckets) => format!("the records of {buckets} titles and years grouped again"),
+            None => "every record grouped".to_string(),
+        };
+        format!(
+            "link ({taken} of {papers} papers, {lists} of {authors} authors' lists taken; {grouped})"
+        )
     } else {
         "link".to_string()
     }
