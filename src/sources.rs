@@ -340,129 +340,154 @@ pub fn read_records(
     (reuse, kept): (&RecordReuse, Option<&KeptRecords>),
     pool: &TextPool,
 ) -> ReadRecords {
+    let (listing, diagnostics, plain) = record_listing(root, reuse);
+    let results: Vec<FileRead> = listing
+        .par_iter()
+        .map(|(path, listed_stamp)| {
+            read_record_file(root, path, *listed_stamp, (reuse, kept), pool)
+        })
+        .collect();
+    gather_records(results, listing, diagnostics, (reuse, plain))
+}
+
+/// The record files under `root` (each with the stamp it was listed with, if any): the
+/// watcher's vouched listing when there is one, or a walk of the records folder, with
+/// the walk's diagnostics and whether it met only plain folders and files.
+fn record_listing(root: &Path, reuse: &RecordReuse) -> (Vec<ListedFile>, Vec<Diagnostic>, bool) {
+    match reuse.vouched_listing(root) {
+        Some(listing) => (listing, Vec::new(), true),
+        None => {
+            let (paths, diagnostics, plain) = record_paths(&root.join(RECORDS_DIR));
+            let listing = paths.into_iter().map(|p| (p, None)).collect();
+            (listing, diagnostics, plain)
+        }
+    }
+}
+
+/// One record file as [`read_record_file`] found it.
+#[derive(Default)]
+struct FileRead {
+    /// The file as parsed (`None` when it could not be read).
+    parsed: Option<Arc<ParsedRecordFile>>,
+    /// Why it could not be read.
+    diagnostics: Vec<Diagnostic>,
+    /// Its path as shown (relative to the site root) and the hash of its bytes.
+    hash: Option<(String, u64)>,
+    /// The key of its size and time, when they can be trusted ([`stamp_key`]).
+    stamp: Option<u64>,
+    /// Whether it was read and parsed rather than taken as it was.
+    parsed_now: bool,
+}
+
+/// Reads the record file at `path` (listed with `listed_stamp`), unless `reuse` holds
+/// it with the same stamp or an earlier one-off build `kept` it; parses it unless
+/// `reuse` holds the same path and bytes.
+fn read_record_file(
+    root: &Path,
+    path: &Path,
+    listed_stamp: Option<u64>,
+    (reuse, kept): (&RecordReuse, Option<&KeptRecords>),
+    pool: &TextPool,
+) -> FileRead {
     let RecordReuse {
         parsed,
         stamps,
         reported_changes,
         ..
     } = reuse;
-    let (listing, mut diagnostics, plain) = match reuse.vouched_listing(root) {
-        Some(listing) => (listing, Vec::new(), true),
-        None => {
-            let (paths, diagnostics, plain) = record_paths(&root.join(RECORDS_DIR));
-            (
-                paths.into_iter().map(|p| (p, None)).collect(),
-                diagnostics,
-                plain,
-            )
+    let display = path.strip_prefix(root).unwrap_or(path);
+    let shown = display.to_string_lossy().into_owned();
+    // A file the watcher vouches for has the stamp it was listed with, without a look
+    // at it. A long-running process keeps stamps, and a one-off build finds them in the
+    // records an earlier one kept; a one-off build without those does not look at the
+    // file twice (217,500 lookups at 500,000 papers).
+    let looks = stamps.is_enabled() || kept.is_some();
+    let stamp = listed_stamp
+        .or_else(|| looks.then(|| stamp_key(&shown, path))?)
+        .filter(|_| !reported_changes.contains(display));
+    let known = stamp.and_then(|key| match stamps.get(key) {
+        Some(known) => Some((Arc::clone(&known.parsed), known.hash)),
+        None => kept?.get(key, display).map(|k| (k.parsed, k.hash)),
+    });
+    if let Some((file, hash)) = known {
+        return FileRead {
+            parsed: Some(file),
+            hash: Some((shown, hash)),
+            stamp,
+            ..FileRead::default()
+        };
+    }
+    let (bytes, meta) = match read_whole(path) {
+        Ok(read) => read,
+        Err(err) => {
+            let message = format!("cannot read {}: {err}", display.display());
+            return FileRead {
+                diagnostics: vec![Diagnostic::error(message, None)],
+                ..FileRead::default()
+            };
         }
     };
-    /// A file as parsed, its diagnostics, path and hash, stamp, and whether it was
-    /// read and parsed.
-    type Parsed = (
-        Option<Arc<ParsedRecordFile>>,
-        Vec<Diagnostic>,
-        Option<(String, u64)>,
-        Option<u64>,
-        bool,
-    );
-    let results: Vec<Parsed> = listing
-        .par_iter()
-        .map(|(path, listed_stamp)| {
-            let display = path.strip_prefix(root).unwrap_or(path);
-            let shown = display.to_string_lossy().into_owned();
-            // A file the watcher vouches for has the stamp it was listed with, without
-            // a look at it. A long-running process keeps stamps, and a one-off build
-            // finds them in the records an earlier one kept; a one-off build without
-            // those does not look at the file twice (217,500 lookups at 500,000 papers).
-            let looks = stamps.is_enabled() || kept.is_some();
-            let stamp = listed_stamp
-                .or_else(|| looks.then(|| stamp_key(&shown, path))?)
-                .filter(|_| !reported_changes.contains(display));
-            if let Some(known) = stamp.and_then(|key| stamps.get(key)) {
-                let parsed = Arc::clone(&known.parsed);
-                return (
-                    Some(parsed),
-                    Vec::new(),
-                    Some((shown, known.hash)),
-                    stamp,
-                    false,
-                );
-            }
-            if let Some(known) = stamp.and_then(|key| kept?.get(key, display)) {
-                return (
-                    Some(known.parsed),
-                    Vec::new(),
-                    Some((shown, known.hash)),
-                    stamp,
-                    false,
-                );
-            }
-            match read_whole(path) {
-                Ok((bytes, meta)) => {
-                    let hash = content_hash(&bytes);
-                    let key = || crate::hash::key("record file", &(&shown, hash));
-                    let file = parsed.get_or(key, || {
-                        let (mut file, diagnostics) = parse_record_file(display, &bytes);
-                        if let Some(file) = &mut file {
-                            file.share_texts(pool);
-                        }
-                        ParsedRecordFile {
-                            file: file.map(Arc::new),
-                            diagnostics,
-                        }
-                    });
-                    // The stamp of the file read, which may not be the one looked at
-                    // before if it was replaced since. A build that did not look (a
-                    // one-off one) finds it too, to keep the file ([`kept`]).
-                    let read_stamp = (stamp.is_some() || !looks)
-                        .then(|| stamp_key_of(&shown, &meta))
-                        .flatten();
-                    if let Some(stamp) = read_stamp {
-                        let parsed = Arc::clone(&file);
-                        stamps.insert(stamp, StampedRecordFile { hash, parsed });
-                    }
-                    (
-                        Some(file),
-                        Vec::new(),
-                        Some((shown, hash)),
-                        read_stamp,
-                        true,
-                    )
-                }
-                Err(err) => (
-                    None,
-                    vec![Diagnostic::error(
-                        format!("cannot read {}: {err}", display.display()),
-                        None,
-                    )],
-                    None,
-                    None,
-                    false,
-                ),
-            }
-        })
-        .collect();
-    let mut files = Vec::with_capacity(parsed.len());
-    let mut hashes = Vec::with_capacity(parsed.len());
-    let keep_listing = plain && stamps.is_enabled();
+    let hash = content_hash(&bytes);
+    let key = || crate::hash::key("record file", &(&shown, hash));
+    let file = parsed.get_or(key, || {
+        let (mut file, diagnostics) = parse_record_file(display, &bytes);
+        if let Some(file) = &mut file {
+            file.share_texts(pool);
+        }
+        ParsedRecordFile {
+            file: file.map(Arc::new),
+            diagnostics,
+        }
+    });
+    // The stamp of the file read, which may not be the one looked at before if it was
+    // replaced since. A build that did not look (a one-off one) finds it too, to keep
+    // the file ([`kept`]).
+    let read_stamp = (stamp.is_some() || !looks)
+        .then(|| stamp_key_of(&shown, &meta))
+        .flatten();
+    if let Some(stamp) = read_stamp {
+        let parsed = Arc::clone(&file);
+        stamps.insert(stamp, StampedRecordFile { hash, parsed });
+    }
+    FileRead {
+        parsed: Some(file),
+        diagnostics: Vec::new(),
+        hash: Some((shown, hash)),
+        stamp: read_stamp,
+        parsed_now: true,
+    }
+}
+
+/// The site's records from each listed file's `results` (in the listing's order), with
+/// the listing's `diagnostics` first; keeps the listing for the next build when `reuse`
+/// keeps stamps and the walk was `plain`.
+fn gather_records(
+    results: Vec<FileRead>,
+    listing: Vec<ListedFile>,
+    mut diagnostics: Vec<Diagnostic>,
+    (reuse, plain): (&RecordReuse, bool),
+) -> ReadRecords {
+    let mut files = Vec::with_capacity(results.len());
+    let mut hashes = Vec::with_capacity(results.len());
+    let keep_listing = plain && reuse.stamps.is_enabled();
     let mut next_listing = Vec::with_capacity(if keep_listing { listing.len() } else { 0 });
     let mut file_stamps = Vec::with_capacity(files.capacity());
     let mut parsed_count = 0;
-    for ((file, mut diags, hash, stamp, read), (path, _)) in results.into_iter().zip(listing) {
-        if let Some(file) = file {
+    for (mut read, (path, _)) in results.into_iter().zip(listing) {
+        if let Some(file) = read.parsed {
             if let Some(record_file) = &file.file {
                 files.push(Arc::clone(record_file));
                 let clean = file.diagnostics.is_empty();
-                file_stamps.push(stamp.zip(hash.as_ref().map(|h| h.1)).filter(|_| clean));
-                parsed_count += usize::from(read);
+                let stamp_and_hash = read.stamp.zip(read.hash.as_ref().map(|h| h.1));
+                file_stamps.push(stamp_and_hash.filter(|_| clean));
+                parsed_count += usize::from(read.parsed_now);
             }
             diagnostics.extend(file.diagnostics.iter().cloned());
         }
-        diagnostics.append(&mut diags);
-        hashes.extend(hash);
+        diagnostics.append(&mut read.diagnostics);
+        hashes.extend(read.hash);
         if keep_listing {
-            next_listing.push((path, stamp));
+            next_listing.push((path, read.stamp));
         }
     }
     if let Ok(mut listing) = reuse.listing.lock() {
