@@ -15,7 +15,7 @@ use crate::graph::{AuthorId, PaperId};
 use crate::plan::paths::{paged_path, subject_name, subject_path, Linker};
 use crate::plan::{page_count, OutputKind, PageKind, SiteIndex, PAGE_SIZE};
 use crate::reuse::Reuse;
-use crate::search::{KeptTerms, SearchIndex, SearchMemo};
+use crate::search::{DocumentHashes, KeptTerms, SearchIndex, SearchMemo};
 
 mod authors;
 mod exports;
@@ -203,12 +203,17 @@ impl<'a> OutputMaker<'a> {
         // A search index file reads the whole site; a hash of what makes it changes
         // far less often. It is found by the path the file is served at (`path` has
         // `.gz` added when the site is precompressed).
+        let entities = self.entities.get_or_init(|| Entities::of(self.ix));
         if let (Some(search), OutputKind::SearchIndex(served)) = (self.search.get(), kind) {
-            if let Some(fingerprint) = search.fingerprint(self.ix, served) {
+            let document = |doc| entities.search_document(self.ix, doc);
+            let documents = DocumentHashes {
+                site: entities.site(),
+                document: &document,
+            };
+            if let Some(fingerprint) = search.fingerprint(served, &documents) {
                 return fingerprint;
             }
         }
-        let entities = self.entities.get_or_init(|| Entities::of(self.ix));
         let template = match template_set(kind) {
             TemplateSet::None => 0,
             TemplateSet::Html => templates.html,

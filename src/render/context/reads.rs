@@ -215,6 +215,26 @@ impl Entities {
         }
     }
 
+    /// The site-wide part every output reads (see [`site_hash`]).
+    pub fn site(&self) -> u64 {
+        self.site
+    }
+
+    /// What search document `doc` (authors first, then papers) reads, as the search
+    /// index fingerprints its files of documents ([`crate::search::DocumentHashes`]):
+    /// an author's document shows the author's name, link and number of papers (the
+    /// card and the number); a paper's its title, link, authors' names and year (its
+    /// item: the paper's card with its authors' cards).
+    pub fn search_document(&self, ix: &SiteIndex, doc: usize) -> [u64; 2] {
+        match doc.checked_sub(self.author_cards.len()) {
+            None => [
+                self.author_cards[doc],
+                ix.graph.authors[doc].papers.len() as u64,
+            ],
+            Some(paper) => [self.paper_items[paper], u64::MAX],
+        }
+    }
+
     /// The fingerprint of the output at `path`, rendered with `templates` (their hash),
     /// that reads `reads` of `ix`.
     pub fn fingerprint(&self, ix: &SiteIndex, path: &str, template: u64, reads: &Reads) -> u64 {
@@ -808,10 +828,10 @@ mod tests {
     use crate::config::parse_config;
     use crate::content::{parse_bio, parse_page};
     use crate::graph::link;
-    use crate::plan::{plan_site, search_outputs, PlanInput, PlanMemo, SitePlan};
+    use crate::plan::{plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, SitePlan};
     use crate::records::parse_record_file;
-    use crate::render::context::{Output, OutputMaker, RenderMemo, TemplateHashes};
-    use crate::search::{KeptTerms, SearchMemo};
+    use crate::render::context::{Entities, Output, OutputMaker, RenderMemo, TemplateHashes};
+    use crate::search::{DocumentHashes, KeptTerms, SearchMemo};
 
     /// A record: year, title, abstract, subject.
     type TestRecord = (u16, &'static str, &'static str, &'static str);
@@ -973,9 +993,15 @@ mod tests {
                     let templates = TemplateHashes::default();
                     let search =
                         maker.prepare_search(&SearchMemo::default(), &mut KeptTerms::default());
+                    let entities = Entities::of(&plan.index);
+                    let document = |doc| entities.search_document(&plan.index, doc);
+                    let documents = DocumentHashes {
+                        site: entities.site(),
+                        document: &document,
+                    };
                     let own: Vec<(String, u64)> = (search.files().into_iter())
                         .map(|served| {
-                            let hash = search.fingerprint(&plan.index, &served).unwrap();
+                            let hash = search.fingerprint(&served, &documents).unwrap();
                             (served, hash)
                         })
                         .collect();
@@ -1281,6 +1307,135 @@ mod tests {
             }
             assert!(changed > 0, "changing {what} changed no output");
         }
+    }
+
+    /// Each search index file's fingerprint and bytes, by path.
+    fn search_files(sources: &Sources) -> BTreeMap<String, (u64, Vec<u8>)> {
+        with_maker(
+            sources,
+            |_| {},
+            |_, maker| {
+                let templates = TemplateHashes::default();
+                let search =
+                    maker.prepare_search(&SearchMemo::default(), &mut KeptTerms::default());
+                (search.files().into_iter())
+                    .map(|path| {
+                        let kind = OutputKind::SearchIndex(path.clone());
+                        let Output::Bytes(bytes) = maker.make(&kind) else {
+                            panic!("{path} is not bytes");
+                        };
+                        (
+                            path.clone(),
+                            (maker.fingerprint(&path, &kind, &templates), bytes),
+                        )
+                    })
+                    .collect()
+            },
+        )
+    }
+
+    /// Each search document (as its file of documents lists it) with what
+    /// [`Entities::search_document`] says it reads, by the document's link.
+    fn search_documents(sources: &Sources) -> BTreeMap<String, (serde_json::Value, [u64; 2])> {
+        with_maker(
+            sources,
+            |_| {},
+            |plan, maker| {
+                let ix = &plan.index;
+                let entities = Entities::of(ix);
+                let linker = crate::plan::paths::Linker::for_path("", ix.pretty);
+                let authors = ix.graph.authors.len();
+                let paths = (ix.author_paths.iter()).chain(&ix.paper_paths);
+                let reads: BTreeMap<String, [u64; 2]> = (paths.enumerate())
+                    .map(|(doc, path)| (linker.href(path), entities.search_document(ix, doc)))
+                    .collect();
+                assert_eq!(reads.len(), authors + ix.graph.papers.len());
+                let search =
+                    maker.prepare_search(&SearchMemo::default(), &mut KeptTerms::default());
+                let files = search.files().into_iter();
+                let mut documents = BTreeMap::new();
+                for path in files.filter(|p| p.starts_with("search/docs-")) {
+                    let Output::Bytes(bytes) = maker.make(&OutputKind::SearchIndex(path)) else {
+                        panic!("a file of documents is bytes");
+                    };
+                    let file: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                    for doc in file.as_object().unwrap().values() {
+                        let link = doc["u"].as_str().unwrap().to_string();
+                        documents.insert(link.clone(), (doc.clone(), reads[&link]));
+                    }
+                }
+                assert_eq!(documents.len(), reads.len());
+                documents
+            },
+        )
+    }
+
+    /// What a search document reads, by the entities it is read from, changes whenever
+    /// the document does: its name or title, its authors' names, its year or its number
+    /// of papers.
+    #[test]
+    fn a_search_document_that_changes_reads_something_else() {
+        let before = search_documents(&base());
+        let mut changed = BTreeMap::new();
+        // A title or year changes the paper's link (its slug) too, so that the document
+        // is another: a title that keeps its slug changes the same document.
+        let mut changes = changes();
+        let mut punctuated = base();
+        punctuated.files[1].2[1].1 = "Difference Engines!";
+        changes.push(("a title's punctuation", punctuated));
+        for (what, sources) in changes {
+            for (link, (doc, reads)) in &search_documents(&sources) {
+                let Some((old_doc, old_reads)) = before.get(link) else {
+                    continue;
+                };
+                if old_doc != doc {
+                    assert_ne!(old_reads, reads, "{what} changed {link}: {doc}");
+                    *changed.entry(what).or_insert(0) += 1;
+                }
+            }
+        }
+        let kinds = [
+            "a display name",
+            "a title's punctuation",
+            "a new co-author",
+            "a new paper",
+        ];
+        for what in kinds {
+            assert!(
+                changed.contains_key(what),
+                "{what} changed no document: {changed:?}"
+            );
+        }
+    }
+
+    /// A search index file of documents is fingerprinted by the entities its documents
+    /// read: every file whose bytes change with a change of any kind (links made
+    /// another way too) gets another fingerprint.
+    #[test]
+    fn a_search_file_whose_bytes_change_gets_another_fingerprint() {
+        let before = search_files(&base());
+        assert!(before.keys().any(|p| p.starts_with("search/docs-")));
+        let mut changes = changes();
+        let mut plain_links = base();
+        plain_links.config.push_str("pretty_urls: false\n");
+        changes.push(("how pages are linked", plain_links));
+        let mut documents_changed = 0;
+        for (what, sources) in changes {
+            let after = search_files(&sources);
+            for (path, (fingerprint, bytes)) in &after {
+                let Some((old_fingerprint, old_bytes)) = before.get(path) else {
+                    continue;
+                };
+                if old_bytes != bytes {
+                    documents_changed += usize::from(path.starts_with("search/docs-"));
+                    assert_ne!(old_fingerprint, fingerprint, "{what} changed {path}");
+                }
+            }
+        }
+        assert!(
+            documents_changed > 5,
+            "{documents_changed} files of documents changed"
+        );
     }
 
     #[test]
