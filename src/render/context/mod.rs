@@ -55,11 +55,16 @@ pub const COAUTHORS_LISTED: usize = 100;
 pub const LIST_ITEM_AUTHORS: usize = 10;
 
 /// Work the render stage can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): citations and the items of the data files.
+/// [`crate::reuse`]): citations, the items of the data files, and fingerprints.
 #[derive(Default)]
 pub struct RenderMemo {
     citations: Reuse<exports::BriefCitation>,
     data_items: Reuse<Vec<u8>>,
+    /// Fingerprints of the outputs that show papers near another in authors' lists
+    /// (papers' pages), by their digest ([`Entities::digest`]): an output whose digest
+    /// did not change since the last build has the fingerprint it had, found without
+    /// walking the lists.
+    fingerprints: Reuse<u64>,
 }
 
 impl RenderMemo {
@@ -67,12 +72,14 @@ impl RenderMemo {
     pub fn enable(&mut self) {
         self.citations.enable();
         self.data_items.enable();
+        self.fingerprints.enable();
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.citations.finish_build();
         self.data_items.finish_build();
+        self.fingerprints.finish_build();
     }
 }
 
@@ -220,7 +227,13 @@ impl<'a> OutputMaker<'a> {
             TemplateSet::Atom => templates.atom,
             TemplateSet::Sitemap => templates.sitemap,
         };
-        entities.fingerprint(self.ix, path, template, &self.reads(kind))
+        let reads = self.reads(kind);
+        let fingerprint = || entities.fingerprint(self.ix, path, template, &reads);
+        let memo = &self.memo.fingerprints;
+        match (memo.is_enabled()).then(|| entities.digest(path, template, &reads)) {
+            Some(Some(digest)) => *memo.get_or(|| digest, fingerprint),
+            _ => fingerprint(),
+        }
     }
 
     /// Makes an output's context or bytes, reading only what [`OutputMaker::reads`]

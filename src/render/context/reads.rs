@@ -235,6 +235,70 @@ impl Entities {
         }
     }
 
+    /// A digest of what the output at `path`, rendered with `templates` (their hash),
+    /// reads, when it shows papers near another in authors' lists and nothing but
+    /// authors, papers and lists: the same digest means the same fingerprint. It is
+    /// coarser than the fingerprint (an author's whole list, for the papers near one in
+    /// it) but found without walking the lists, so that a long-running process finds an
+    /// unchanged paper page's fingerprint by it ([`super::RenderMemo`]). `None` for
+    /// other outputs, whose fingerprint costs no more than a digest would.
+    pub fn digest(&self, path: &str, template: u64, reads: &Reads) -> Option<u64> {
+        let Reads {
+            whole_site,
+            authors,
+            papers,
+            author_lists,
+            subject_lists,
+            subject_pages,
+            year_pages,
+            newest,
+            all_subject_counts,
+            all_year_counts,
+            author_letters,
+            letter_names,
+            letter,
+            adjacent_years,
+            nearby,
+            sitemap,
+        } = reads;
+        let reads_more = *whole_site
+            || !subject_lists.is_empty()
+            || !subject_pages.is_empty()
+            || !year_pages.is_empty()
+            || *newest > 0
+            || *all_subject_counts
+            || *all_year_counts
+            || *author_letters
+            || *letter_names
+            || letter.is_some()
+            || adjacent_years.is_some()
+            || sitemap.is_some();
+        if nearby.is_empty() || reads_more {
+            return None;
+        }
+        let mut h = Fingerprint::new("digest");
+        h.str(path).u64(self.site).u64(template);
+        h.u64(authors.len() as u64);
+        for &a in authors {
+            h.u64(self.author_cards[a]);
+        }
+        items(&self.paper_items, &mut h, papers);
+        h.u64(author_lists.len() as u64);
+        for &a in author_lists {
+            h.u64(self.author_lists[a]);
+        }
+        // The papers near `p` in `a`'s list, and whether it has more, follow from the
+        // list (whose hash holds the author's card and every item in order) and `p`'s
+        // item (which holds its slug, and so finds it in the list).
+        h.u64(nearby.len() as u64);
+        for &(a, p, n) in nearby {
+            h.u64(self.author_lists[a])
+                .u64(self.paper_items[p])
+                .u64(n as u64);
+        }
+        Some(h.finish())
+    }
+
     /// The fingerprint of the output at `path`, rendered with `templates` (their hash),
     /// that reads `reads` of `ix`.
     pub fn fingerprint(&self, ix: &SiteIndex, path: &str, template: u64, reads: &Reads) -> u64 {
@@ -1307,6 +1371,54 @@ mod tests {
             }
             assert!(changed > 0, "changing {what} changed no output");
         }
+    }
+
+    /// Each output's digest (see [`Entities::digest`]) and fingerprint, by path.
+    fn digests(sources: &Sources) -> BTreeMap<String, (Option<u64>, u64)> {
+        with_maker(
+            sources,
+            |_| {},
+            |plan, maker| {
+                let entities = Entities::of(&plan.index);
+                let templates = TemplateHashes::default();
+                (plan.outputs.iter())
+                    .map(|o| {
+                        let digest = entities.digest(&o.path, 0, &maker.reads(&o.kind));
+                        let fingerprint = maker.fingerprint(&o.path, &o.kind, &templates);
+                        (o.path.clone(), (digest, fingerprint))
+                    })
+                    .collect()
+            },
+        )
+    }
+
+    /// Papers' pages have a digest, which stays the same only while their fingerprint
+    /// does, through changes of every kind; other outputs have none.
+    #[test]
+    fn an_unchanged_digest_means_an_unchanged_fingerprint() {
+        let before = digests(&base());
+        for (path, (digest, _)) in &before {
+            let paper_page = path.starts_with("papers/") && path.ends_with("/index.html");
+            assert_eq!(digest.is_some(), paper_page, "{path}");
+        }
+        let (mut same, mut changed) = (0, 0);
+        for (what, sources) in changes() {
+            for (path, (digest, fingerprint)) in digests(&sources) {
+                let Some((Some(old_digest), old_fingerprint)) = before.get(&path) else {
+                    continue;
+                };
+                if digest == Some(*old_digest) {
+                    same += 1;
+                    assert_eq!(*old_fingerprint, fingerprint, "{what} changed {path}");
+                } else {
+                    changed += usize::from(*old_fingerprint != fingerprint);
+                }
+            }
+        }
+        assert!(
+            same > 10 && changed > 10,
+            "{same} the same, {changed} changed"
+        );
     }
 
     /// Each search index file's fingerprint and bytes, by path.
