@@ -845,7 +845,7 @@ impl SearchIndex {
     /// means the same bytes, so a build keeps a file whose fingerprint the last build
     /// left rather than make it again. `None` for a path the index has no file at.
     pub fn fingerprint(&self, path: &str, documents: &DocumentHashes) -> Option<u64> {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut hasher = BufferedHash::default();
         hasher.update(b"search index, version 2\0");
         hasher.update(path.as_bytes());
         hasher.update(b"\0");
@@ -870,7 +870,7 @@ impl SearchIndex {
                 }
             }
         }
-        Some(hasher.digest())
+        Some(hasher.finish())
     }
 
     /// The range of the terms a `search/terms/<key>.json` path holds.
@@ -907,14 +907,50 @@ impl SearchIndex {
 /// Feeds `postings` to `hasher` as their little-endian bytes, a buffer at a time: the
 /// same hash as one update a posting, without a call for every four bytes (a rebuild
 /// hashes every posting of the site).
-fn hash_postings(postings: &[Numbered], hasher: &mut xxhash_rust::xxh3::Xxh3) {
-    const PER_UPDATE: usize = 1024;
-    let mut buffer = [0u8; PER_UPDATE * 4];
-    for run in postings.chunks(PER_UPDATE) {
-        for (bytes, posting) in buffer.chunks_exact_mut(4).zip(run) {
-            bytes.copy_from_slice(&posting.0.to_le_bytes());
+fn hash_postings(postings: &[Numbered], hasher: &mut BufferedHash) {
+    for posting in postings {
+        hasher.update(&posting.0.to_le_bytes());
+    }
+}
+
+/// An xxh3 hasher fed through a buffer, so that the many small pieces of an index
+/// file's fingerprint (each term and its length, each posting, each document's id and
+/// words) cost as a few large updates: updated a piece at a time, the files of
+/// documents took 0.13 s of processor time at 500,000 papers. The hash is that of the
+/// bytes fed, in order, however they were split.
+struct BufferedHash {
+    hasher: xxhash_rust::xxh3::Xxh3,
+    buffer: Vec<u8>,
+}
+
+impl BufferedHash {
+    /// How many bytes are gathered before the hasher takes them.
+    const BUFFER: usize = 16 * 1024;
+
+    fn update(&mut self, bytes: &[u8]) {
+        if self.buffer.len() + bytes.len() > Self::BUFFER {
+            self.hasher.update(&self.buffer);
+            self.buffer.clear();
         }
-        hasher.update(&buffer[..run.len() * 4]);
+        if bytes.len() > Self::BUFFER {
+            self.hasher.update(bytes);
+        } else {
+            self.buffer.extend_from_slice(bytes);
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        self.hasher.update(&self.buffer);
+        self.hasher.digest()
+    }
+}
+
+impl Default for BufferedHash {
+    fn default() -> Self {
+        BufferedHash {
+            hasher: xxhash_rust::xxh3::Xxh3::new(),
+            buffer: Vec::with_capacity(Self::BUFFER),
+        }
     }
 }
 
@@ -2325,21 +2361,43 @@ mod tests {
         assert_eq!(merged(&[], &b), "ZCEIJ");
     }
 
-    /// Postings hashed a buffer at a time hash as one update a posting would, at and
-    /// around the buffer's size.
+    /// Pieces hashed through the buffer hash as the hasher fed each piece alone would,
+    /// with the buffer's size reached, passed and exceeded by one piece.
     #[test]
-    fn postings_hash_as_each_posting_fed_alone() {
-        for len in [0, 1, 1023, 1024, 1025, 3000] {
-            let postings: Vec<Numbered> = (0..len as u32)
+    fn pieces_hashed_through_the_buffer_hash_as_each_piece_fed_alone() {
+        let size = BufferedHash::BUFFER;
+        let postings = |len: u32| -> Vec<Numbered> {
+            (0..len)
                 .map(|i| Numbered(i.wrapping_mul(2_654_435_761)))
-                .collect();
+                .collect()
+        };
+        let big: Vec<u8> = (0..size * 2 + 3).map(|i| (i % 251) as u8).collect();
+        let cases: Vec<Vec<Vec<u8>>> = vec![
+            vec![],
+            vec![b"term".to_vec()],
+            vec![vec![7; size - 1], vec![1, 2], vec![3]],
+            vec![vec![7; size], vec![]],
+            vec![b"head".to_vec(), big.clone(), b"tail".to_vec()],
+            vec![big],
+        ];
+        for (case, pieces) in cases.iter().enumerate() {
+            let mut one_by_one = xxhash_rust::xxh3::Xxh3::new();
+            let mut buffered = BufferedHash::default();
+            for piece in pieces {
+                one_by_one.update(piece);
+                buffered.update(piece);
+            }
+            assert_eq!(buffered.finish(), one_by_one.digest(), "case {case}");
+        }
+        for len in [0, 1, 4095, 4096, 4097, 10_000] {
+            let postings = postings(len);
             let mut one_by_one = xxhash_rust::xxh3::Xxh3::new();
             for posting in &postings {
                 one_by_one.update(&posting.0.to_le_bytes());
             }
-            let mut buffered = xxhash_rust::xxh3::Xxh3::new();
+            let mut buffered = BufferedHash::default();
             hash_postings(&postings, &mut buffered);
-            assert_eq!(buffered.digest(), one_by_one.digest(), "{len} postings");
+            assert_eq!(buffered.finish(), one_by_one.digest(), "{len} postings");
         }
     }
 
