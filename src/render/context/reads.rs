@@ -115,7 +115,14 @@ struct Fingerprint(Vec<u8>);
 
 impl Fingerprint {
     fn new(tag: &str) -> Fingerprint {
-        let mut hasher = Fingerprint(Vec::with_capacity(128));
+        Fingerprint::with_room(tag, 128)
+    }
+
+    /// A fingerprint with room for `bytes` bytes besides its tag, for one that hashes
+    /// a long list: grown from the usual size, the buffers of the lists of authors with
+    /// thousands of co-authors were copied over and over.
+    fn with_room(tag: &str, bytes: usize) -> Fingerprint {
+        let mut hasher = Fingerprint(Vec::with_capacity(tag.len() + 8 + bytes));
         hasher.str(tag);
         hasher
     }
@@ -152,7 +159,7 @@ impl Fingerprint {
 pub struct Entities {
     site: u64,
     author_cards: Vec<u64>,
-    /// Each paper's card combined with its authors' cards: what a list item shows.
+    /// Each paper's card, which holds its authors' cards: what a list item shows.
     paper_items: Vec<u64>,
     /// Each author's card, list of papers and co-authors.
     author_lists: Vec<u64>,
@@ -168,26 +175,16 @@ impl Entities {
             .into_par_iter()
             .map(|a| author_card(&graph.authors[a], &ix.profiles[a]))
             .collect();
-        let paper_cards: Vec<u64> = (0..graph.papers.len())
-            .into_par_iter()
-            .map(|p| paper_card(ix, p))
-            .collect();
         let paper_items: Vec<u64> = (0..graph.papers.len())
             .into_par_iter()
-            .map(|p| {
-                let mut h = Fingerprint::new("item");
-                h.u64(paper_cards[p]);
-                for &a in &graph.papers[p].authors {
-                    h.u64(author_cards[a]);
-                }
-                h.finish()
-            })
+            .map(|p| paper_card(ix, p, &author_cards))
             .collect();
         let author_lists = (0..graph.authors.len())
             .into_par_iter()
             .map(|a| {
                 let author = &graph.authors[a];
-                let mut h = Fingerprint::new("author list");
+                let room = 8 * (2 + author.papers.len() + 2 * author.coauthors.len());
+                let mut h = Fingerprint::with_room("author list", room);
                 h.u64(author_cards[a]);
                 items(&paper_items, &mut h, &author.papers);
                 for &(other, shared) in &author.coauthors {
@@ -196,14 +193,15 @@ impl Entities {
                 h.finish()
             })
             .collect();
-        let mut whole_site = Fingerprint::new("whole site");
+        let room = 8 * (2 * graph.authors.len() + 1 + graph.papers.len());
+        let mut whole_site = Fingerprint::with_room("whole site", room);
         for (a, author) in graph.authors.iter().enumerate() {
             whole_site
                 .u64(author_cards[a])
                 .u64(author.papers.len() as u64);
         }
         whole_site.u64(u64::MAX);
-        for card in &paper_cards {
+        for card in &paper_items {
             whole_site.u64(*card);
         }
         Entities {
@@ -393,17 +391,18 @@ fn author_card(author: &Author, profile: &Profile) -> u64 {
 }
 
 /// What a paper card shows: the paper's own fields (its texts and URL follow from them
-/// and the site's configuration), its slug, its citation key and its authors' slugs.
-fn paper_card(ix: &SiteIndex, id: PaperId) -> u64 {
+/// and the site's configuration), its slug, its citation key and its authors' cards
+/// (`author_cards`, by author), which hold their slugs.
+fn paper_card(ix: &SiteIndex, id: PaperId, author_cards: &[u64]) -> u64 {
     let paper = &ix.graph.papers[id];
     let own = paper.derived(|d| &d.card, || own_card(paper));
-    let mut h = Fingerprint::new("paper");
+    let mut h = Fingerprint::with_room("paper", 64 + 8 * paper.authors.len());
     h.u64(own)
         .str(&paper.slug)
         .str(&ix.citation_keys[id])
         .u64(paper.authors.len() as u64);
     for &a in &paper.authors {
-        h.str(&ix.graph.authors[a].slug);
+        h.u64(author_cards[a]);
     }
     h.finish()
 }
