@@ -205,12 +205,13 @@ impl<'a> OutputMaker<'a> {
     }
 
     /// The fingerprint of an output: a hash of what it declares it reads and of its
-    /// templates. The same fingerprint means the same bytes.
+    /// templates. The same fingerprint means the same bytes. A long-running process
+    /// finds a paper page's by its digest ([`RenderMemo`]).
     pub fn fingerprint(&self, path: &str, kind: &OutputKind, templates: &TemplateHashes) -> u64 {
+        let entities = self.entities.get_or_init(|| Entities::of(self.ix));
         // A search index file reads the whole site; a hash of what makes it changes
         // far less often. It is found by the path the file is served at (`path` has
         // `.gz` added when the site is precompressed).
-        let entities = self.entities.get_or_init(|| Entities::of(self.ix));
         if let (Some(search), OutputKind::SearchIndex(served)) = (self.search.get(), kind) {
             let document = |doc| entities.search_document(self.ix, doc);
             let documents = DocumentHashes {

@@ -213,7 +213,8 @@ impl Entities {
         }
     }
 
-    /// The site-wide part every output reads (see [`site_hash`]).
+    /// The site-wide part every output reads: the version, the configuration, the extra
+    /// pages.
     pub fn site(&self) -> u64 {
         self.site
     }
