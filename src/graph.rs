@@ -1056,8 +1056,8 @@ fn group_papers<'r>(files: &[&'r RecordFile]) -> Vec<PaperGroup<'r>> {
     let mut partitions: Vec<Vec<(usize, usize)>> = vec![Vec::new(); PARTITIONS as usize];
     for (file_index, file) in files.iter().enumerate() {
         for (record_index, record) in file.records.iter().enumerate() {
-            let key = record.title_key() ^ u64::from(record.year);
-            partitions[(key % PARTITIONS) as usize].push((file_index, record_index));
+            let bucket = bucket_of(record.title_key(), record.year);
+            partitions[(bucket % PARTITIONS) as usize].push((file_index, record_index));
         }
     }
     let mut groups: Vec<PaperGroup> = partitions

@@ -462,8 +462,8 @@ pub struct DocumentHashes<'h> {
     /// The site-wide part: the configuration, which documents' links and texts follow
     /// from.
     pub site: u64,
-    /// What document `doc` (authors first, then papers) reads.
-    pub document: &'h (dyn Fn(usize) -> [u64; 2] + Sync),
+    /// What a document reads.
+    pub document: &'h (dyn Fn(Document) -> [u64; 2] + Sync),
 }
 
 /// What a document's detail line is made of.
@@ -474,17 +474,37 @@ enum DocDetail<'a> {
     Authors(&'a [crate::graph::AuthorId], u16),
 }
 
+/// A search document by what it shows: in the site's order (how documents are
+/// numbered), every author comes first, then every paper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Document {
+    /// An author's document, by the author's id.
+    Author(crate::graph::AuthorId),
+    /// A paper's document, by the paper's id.
+    Paper(crate::graph::PaperId),
+}
+
+impl Document {
+    /// Document number `doc` of `ix`.
+    fn of(ix: &SiteIndex, doc: usize) -> Document {
+        match doc.checked_sub(ix.graph.authors.len()) {
+            None => Document::Author(doc),
+            Some(paper) => Document::Paper(paper),
+        }
+    }
+}
+
 impl<'a> DocSource<'a> {
     fn of(ix: &'a SiteIndex, doc: usize) -> DocSource<'a> {
         let graph = ix.graph;
-        match doc.checked_sub(graph.authors.len()) {
-            None => DocSource {
+        match Document::of(ix, doc) {
+            Document::Author(doc) => DocSource {
                 kind: "a",
                 text: &ix.profiles[doc].name,
                 path: &ix.author_paths[doc],
                 detail: DocDetail::Papers(graph.authors[doc].papers.len()),
             },
-            Some(id) => DocSource {
+            Document::Paper(id) => DocSource {
                 kind: "p",
                 text: &ix.paper_texts[id].title_text,
                 path: &ix.paper_paths[id],
@@ -613,7 +633,7 @@ fn author_fields<'i>(ix: &'i SiteIndex, author: usize) -> [Field<'i>; 1] {
 /// (a paper's subjects by their codes, its abstract by its hash), so that a document
 /// found as it was is not read again.
 fn search_terms_key(ix: &SiteIndex, doc: usize) -> u64 {
-    let Some(paper) = doc.checked_sub(ix.graph.authors.len()) else {
+    let Document::Paper(paper) = Document::of(ix, doc) else {
         return crate::hash::key("search terms", &author_fields(ix, doc));
     };
     let text = &ix.paper_texts[paper];
@@ -635,7 +655,7 @@ fn make_doc_terms(
     doc: usize,
     numbers: &std::sync::Mutex<TermNumbers>,
 ) -> NumberedTerms {
-    let Some(id) = doc.checked_sub(ix.graph.authors.len()) else {
+    let Document::Paper(id) = Document::of(ix, doc) else {
         return number_terms(&weighted(&author_fields(ix, doc)), numbers);
     };
     let text = &ix.paper_texts[id];
@@ -844,7 +864,12 @@ impl SearchIndex {
     /// documents read, by `documents`), without making its bytes: the same fingerprint
     /// means the same bytes, so a build keeps a file whose fingerprint the last build
     /// left rather than make it again. `None` for a path the index has no file at.
-    pub fn fingerprint(&self, path: &str, documents: &DocumentHashes) -> Option<u64> {
+    pub fn fingerprint(
+        &self,
+        ix: &SiteIndex,
+        path: &str,
+        documents: &DocumentHashes,
+    ) -> Option<u64> {
         let mut hasher = BufferedHash::default();
         hasher.update(b"search index, version 2\0");
         hasher.update(path.as_bytes());
@@ -865,7 +890,7 @@ impl SearchIndex {
             // author or paper before it in slug order moves.
             for &(id, doc) in chunk {
                 hasher.update(&id.to_le_bytes());
-                for word in (documents.document)(doc as usize) {
+                for word in (documents.document)(Document::of(ix, doc as usize)) {
                     hasher.update(&word.to_le_bytes());
                 }
             }
@@ -2215,7 +2240,12 @@ mod tests {
         let index = SearchIndex::build(&plan.index, memo, kept);
         // Each document by the hash of its bytes: the site's renderer hashes the
         // entities a document reads instead, which its own tests check.
-        let document = |doc: usize| {
+        let authors = plan.index.graph.authors.len();
+        let document = |doc: Document| {
+            let doc = match doc {
+                Document::Author(author) => author,
+                Document::Paper(paper) => authors + paper,
+            };
             let made = search_docs(&plan.index, std::iter::once(doc));
             let bytes = serde_json::to_vec(&made).unwrap();
             [crate::hash::content_hash(&bytes), 0]
@@ -2224,7 +2254,7 @@ mod tests {
             site: u64::from(plan.index.pretty),
             document: &document,
         };
-        let fingerprint = |path: &str| index.fingerprint(path, &documents).unwrap();
+        let fingerprint = |path: &str| index.fingerprint(&plan.index, path, &documents).unwrap();
         let files = (index.files().into_iter())
             .map(|path| (index.file(&plan.index, &path), fingerprint(&path), path))
             .map(|(bytes, fingerprint, path)| (path, bytes, fingerprint))

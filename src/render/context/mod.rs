@@ -218,7 +218,7 @@ impl<'a> OutputMaker<'a> {
                 site: entities.site(),
                 document: &document,
             };
-            if let Some(fingerprint) = search.fingerprint(served, &documents) {
+            if let Some(fingerprint) = search.fingerprint(self.ix, served, &documents) {
                 return fingerprint;
             }
         }

@@ -20,6 +20,7 @@ use crate::plan::paths::page_of;
 use crate::plan::profiles::Profile;
 use crate::plan::texts::PaperText;
 use crate::plan::{nearby_papers, SiteIndex};
+use crate::search::Document;
 
 /// Changed whenever the same input and templates come out differently (links in lists
 /// made another way, the co-author graph drawn in other markup, say), so that outputs of
@@ -219,18 +220,18 @@ impl Entities {
         self.site
     }
 
-    /// What search document `doc` (authors first, then papers) reads, as the search
-    /// index fingerprints its files of documents ([`crate::search::DocumentHashes`]):
-    /// an author's document shows the author's name, link and number of papers (the
-    /// card and the number); a paper's its title, link, authors' names and year (its
-    /// item: the paper's card with its authors' cards).
-    pub fn search_document(&self, ix: &SiteIndex, doc: usize) -> [u64; 2] {
-        match doc.checked_sub(self.author_cards.len()) {
-            None => [
-                self.author_cards[doc],
-                ix.graph.authors[doc].papers.len() as u64,
+    /// What a search document reads, as the search index fingerprints its files of
+    /// documents ([`crate::search::DocumentHashes`]): an author's document shows the
+    /// author's name, link and number of papers (the card and the number); a paper's
+    /// its title, link, authors' names and year (its item: the paper's card with its
+    /// authors' cards).
+    pub fn search_document(&self, ix: &SiteIndex, document: Document) -> [u64; 2] {
+        match document {
+            Document::Author(a) => [
+                self.author_cards[a],
+                ix.graph.authors[a].papers.len() as u64,
             ],
-            Some(paper) => [self.paper_items[paper], u64::MAX],
+            Document::Paper(p) => [self.paper_items[p], u64::MAX],
         }
     }
 
@@ -895,7 +896,7 @@ mod tests {
     use crate::plan::{plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, SitePlan};
     use crate::records::parse_record_file;
     use crate::render::context::{Entities, Output, OutputMaker, RenderMemo, TemplateHashes};
-    use crate::search::{DocumentHashes, KeptTerms, SearchMemo};
+    use crate::search::{Document, DocumentHashes, KeptTerms, SearchMemo};
 
     /// A record: year, title, abstract, subject.
     type TestRecord = (u16, &'static str, &'static str, &'static str);
@@ -1065,7 +1066,9 @@ mod tests {
                     };
                     let own: Vec<(String, u64)> = (search.files().into_iter())
                         .map(|served| {
-                            let hash = search.fingerprint(&served, &documents).unwrap();
+                            let hash = search
+                                .fingerprint(&plan.index, &served, &documents)
+                                .unwrap();
                             (served, hash)
                         })
                         .collect();
@@ -1457,9 +1460,12 @@ mod tests {
                 let entities = Entities::of(ix);
                 let linker = crate::plan::paths::Linker::for_path("", ix.pretty);
                 let authors = ix.graph.authors.len();
-                let paths = (ix.author_paths.iter()).chain(&ix.paper_paths);
-                let reads: BTreeMap<String, [u64; 2]> = (paths.enumerate())
-                    .map(|(doc, path)| (linker.href(path), entities.search_document(ix, doc)))
+                let authors_read = (ix.author_paths.iter().enumerate())
+                    .map(|(a, path)| (path, Document::Author(a)));
+                let papers_read =
+                    (ix.paper_paths.iter().enumerate()).map(|(p, path)| (path, Document::Paper(p)));
+                let reads: BTreeMap<String, [u64; 2]> = (authors_read.chain(papers_read))
+                    .map(|(path, doc)| (linker.href(path), entities.search_document(ix, doc)))
                     .collect();
                 assert_eq!(reads.len(), authors + ix.graph.papers.len());
                 let search =
