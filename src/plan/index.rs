@@ -310,12 +310,12 @@ fn extra_pages<'a>(
 
 /// The authors grouped by the first letter of their family name.
 fn author_letters(profiles: &[Profile]) -> Vec<LetterList> {
-    let mut sorted: Vec<(String, AuthorId)> = profiles
-        .iter()
-        .enumerate()
+    // On every thread: transliterating 200,000 names and sorting them took 60 ms of a
+    // rebuild on one.
+    let mut sorted: Vec<(String, AuthorId)> = (profiles.par_iter().enumerate())
         .map(|(id, p)| (family_sort_key(&p.name), id))
         .collect();
-    sorted.sort();
+    sorted.par_sort_unstable();
     let mut letters: Vec<LetterList> = Vec::new();
     for (key, id) in sorted {
         let letter = key
@@ -356,7 +356,7 @@ fn citation_keys(
     texts: &[Arc<PaperText>],
     memo: &Reuse<String>,
 ) -> Vec<String> {
-    let papers: Vec<_> = (graph.papers.iter().enumerate())
+    let papers: Vec<_> = (graph.papers.par_iter().enumerate())
         .map(|(id, p)| {
             let first_author = p.authors.first().map(|&a| profiles[a].name.as_str());
             let title = texts[id].title_text.as_str();

@@ -1,6 +1,8 @@
 //! Where things are: the site path of every page, the links between pages (relative, so
 //! that a site works under any path and from disk) and the published URLs.
 
+use rayon::prelude::*;
+
 use crate::config::{PageLayout, SiteConfig};
 use crate::graph::SiteGraph;
 use crate::slug::subject_segment;
@@ -76,22 +78,31 @@ pub fn paper_path(slug: &str, layout: PageLayout) -> String {
     entity_path("papers", slug, layout)
 }
 
-/// The site path of each author's page and of each paper's page, by id.
+/// The site path of each author's page and of each paper's page, by id, made on every
+/// thread (on one, the 700,000 paths of a 500,000-paper site took a tenth of a second
+/// of each rebuild).
 pub fn page_paths(graph: &SiteGraph, layout: PageLayout) -> (Vec<String>, Vec<String>) {
-    let authors = (graph.authors.iter())
+    let authors = (graph.authors.par_iter())
         .map(|author| author_path(&author.slug, layout))
         .collect();
-    let papers = (graph.papers.iter())
+    let papers = (graph.papers.par_iter())
         .map(|paper| paper_path(&paper.slug, layout))
         .collect();
     (authors, papers)
 }
 
+/// `<folder>/<slug>/` or `<folder>/<slug>.html`, joined into one allocation of the
+/// right size rather than through the formatting machinery.
 fn entity_path(folder: &str, slug: &str, layout: PageLayout) -> String {
-    match layout {
-        PageLayout::Folders => format!("{folder}/{slug}/"),
-        PageLayout::Files => format!("{folder}/{slug}.html"),
+    let end = match layout {
+        PageLayout::Folders => "/",
+        PageLayout::Files => ".html",
+    };
+    let mut path = String::with_capacity(folder.len() + 1 + slug.len() + end.len());
+    for part in [folder, "/", slug, end] {
+        path.push_str(part);
     }
+    path
 }
 
 /// The slug of an author's or paper's page path in either layout (`authors/<slug>/`,

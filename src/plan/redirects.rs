@@ -181,20 +181,18 @@ pub fn plan_redirects(
     for (slug, id) in &graph.former_author_slugs {
         add(author_path(slug, layout), RedirectTarget::Author(*id));
     }
-    let author_of_identity = first_by_identity(&author_identities);
     // An author or paper whose slug is the one it had is its own page: no redirect.
-    for (slug, identity) in &history.authors {
-        let id = author_of_identity.get(identity).copied();
-        if let Some(id) = id.filter(|&id| graph.authors[id].slug != *slug) {
-            add(author_path(slug, layout), RedirectTarget::Author(id));
-        }
+    let moved_authors = moved(&history.authors, &author_identities, |id| {
+        &graph.authors[id].slug
+    });
+    for (slug, id) in moved_authors {
+        add(author_path(slug, layout), RedirectTarget::Author(id));
     }
-    let paper_of_identity = first_by_identity(&paper_identities);
-    for (slug, identity) in &history.papers {
-        let id = paper_of_identity.get(identity).copied();
-        if let Some(id) = id.filter(|&id| graph.papers[id].slug != *slug) {
-            add(paper_path(slug, layout), RedirectTarget::Paper(id));
-        }
+    let moved_papers = moved(&history.papers, &paper_identities, |id| {
+        &graph.papers[id].slug
+    });
+    for (slug, id) in moved_papers {
+        add(paper_path(slug, layout), RedirectTarget::Paper(id));
     }
     if !history.redirects.is_empty() {
         carry_redirects(&history.redirects, targets(), &mut redirects);
@@ -205,15 +203,11 @@ pub fn plan_redirects(
         RedirectTarget::Paper(id) => paper_paths[id].clone(),
     };
     let next = SlugHistory {
-        authors: graph
-            .authors
-            .iter()
+        authors: (graph.authors.par_iter())
             .zip(author_identities)
             .map(|(a, identity)| (a.slug.clone(), identity))
             .collect(),
-        papers: graph
-            .papers
-            .iter()
+        papers: (graph.papers.par_iter())
             .zip(paper_identities)
             .map(|(p, identity)| (p.slug.clone(), identity))
             .collect(),
@@ -239,6 +233,25 @@ pub fn plan_redirects(
 /// the cache it was read from came to be.
 fn is_page_path(path: &str) -> bool {
     entity_slug(path).is_some()
+}
+
+/// The earlier slugs in `history` whose identity an author or paper (of
+/// `identities`, by id) has now under another slug (`slug_of` its id), with that id, in
+/// the history's order: looked up on every thread (every author and paper of the
+/// earlier build is looked up at each build).
+fn moved<'h, 'g>(
+    history: &'h [(String, u64)],
+    identities: &[u64],
+    slug_of: impl Fn(usize) -> &'g String + Sync,
+) -> Vec<(&'h str, usize)> {
+    let of_identity = first_by_identity(identities);
+    (history.par_iter())
+        .filter_map(|(slug, identity)| {
+            let id = of_identity.get(identity).copied();
+            id.filter(|&id| slug_of(id) != slug)
+                .map(|id| (slug.as_str(), id))
+        })
+        .collect()
 }
 
 /// The first index holding each identity (identities held by several are ambiguous:
