@@ -706,7 +706,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         .iter()
         .map(|(slug, provisional)| (slug.clone(), author_id[*provisional]))
         .collect();
-    let mut authors = assemble_authors(people, &files, &author_order, &papers);
+    let mut authors = assemble_authors(people, &files, &author_id, &papers);
     let previous = TakenLists::new(taken.authors, &lineage.now, &authors);
     let taken = previous.take_into(&mut authors);
     if memo.keeps_papers {
@@ -878,39 +878,45 @@ fn authors_of(group: &PaperGroup, file_author: &[AuthorId]) -> Vec<AuthorId> {
     authors
 }
 
-/// The authors in `order`, each with their papers (in paper order).
+/// The authors, each at the id `author_id` gives its provisional index, with their
+/// papers (in paper order). Made in provisional order and then sorted by id, on every
+/// thread: taking each author's parts in id order, from places scattered over five
+/// lists, took 0.13 s of a rebuild at 500,000 papers on one.
 fn assemble_authors(
     people: People,
     files: &[&RecordFile],
-    order: &[usize],
+    author_id: &[AuthorId],
     papers: &[Paper],
 ) -> Vec<Author> {
     let People {
-        files: mut author_files,
-        mut keys,
-        mut names,
-        mut disambiguations,
-        mut slugs,
+        files: author_files,
+        keys,
+        names,
+        disambiguations,
+        slugs,
         ..
     } = people;
-    let mut authors: Vec<Author> = order
-        .iter()
-        .map(|&provisional| Author {
-            slug: std::mem::take(&mut slugs[provisional]),
-            name: std::mem::take(&mut names[provisional]),
-            disambiguation: disambiguations[provisional].take(),
-            key: std::mem::take(&mut keys[provisional]),
-            files: std::mem::take(&mut author_files[provisional])
-                .into_iter()
-                .map(|f| files[f].path.clone())
-                .collect(),
-            papers: Vec::new(),
-            coauthors: Vec::new(),
+    let parts = (slugs, names, disambiguations, keys, author_files);
+    let mut by_id: Vec<(AuthorId, Author)> = (parts.into_par_iter().zip(author_id))
+        .map(|((slug, name, disambiguation, key, author_files), &id)| {
+            let files = author_files.iter().map(|&f| files[f].path.clone());
+            let author = Author {
+                slug,
+                name,
+                disambiguation,
+                key,
+                files: files.collect(),
+                papers: Vec::new(),
+                coauthors: Vec::new(),
+            };
+            (id, author)
         })
         .collect();
+    by_id.par_sort_unstable_by_key(|&(id, _)| id);
+    let mut authors: Vec<Author> = by_id.into_iter().map(|(_, author)| author).collect();
     for (author, list) in authors
         .iter_mut()
-        .zip(papers_by_author(papers, order.len()))
+        .zip(papers_by_author(papers, author_id.len()))
     {
         author.papers = list;
     }
