@@ -194,6 +194,23 @@ pub(crate) fn kept_words_by_key(file: &KeptFile) -> Option<Vec<(u64, KeptWords)>
         .collect()
 }
 
+/// The terms `document` of `ix` is found by, as words and weights (in the order they
+/// were made).
+#[cfg(test)]
+pub(crate) fn document_words(ix: &SiteIndex, document: Document) -> KeptWords {
+    let doc = match document {
+        Document::Author(author) => author,
+        Document::Paper(paper) => ix.graph.authors.len() + paper,
+    };
+    let numbers = std::sync::Mutex::new(TermNumbers::default());
+    let terms = make_doc_terms(ix, doc, &numbers);
+    let numbers = lock(&numbers);
+    let words = terms
+        .iter()
+        .map(|t| (numbers.terms[t.number() as usize].to_string(), t.weight()));
+    words.collect()
+}
+
 /// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
 const WEIGHTS: [u32; 4] = [0, WEIGHT_TEXT, WEIGHT_SUBJECT, WEIGHT_TITLE];
 
@@ -455,14 +472,16 @@ struct DocSource<'a> {
 }
 
 /// What the search documents read, by hash, as the caller has hashed the entities
-/// their fields ([`DocSource`]) are read from: an index file of documents is
-/// fingerprinted with these rather than by hashing every document's fields again at
+/// their fields ([`DocSource`]) and terms ([`make_doc_terms`]) are read from: an index
+/// file of documents is fingerprinted with these, and a document's terms are kept
+/// under them ([`terms_key`]), rather than by hashing every document's fields again at
 /// each build.
 pub struct DocumentHashes<'h> {
     /// The site-wide part: the configuration, which documents' links and texts follow
     /// from.
     pub site: u64,
-    /// What a document reads.
+    /// What a document reads: for its listing and for its terms (a paper's abstract
+    /// and subjects too).
     pub document: &'h (dyn Fn(Document) -> [u64; 2] + Sync),
 }
 
@@ -629,10 +648,24 @@ fn author_fields<'i>(ix: &'i SiteIndex, author: usize) -> [Field<'i>; 1] {
 }
 
 /// The key document `doc` (authors first, then papers) keeps its terms under, in a
-/// long-running process's memo and in a kept file: a hash of what makes its fields
-/// (a paper's subjects by their codes, its abstract by its hash), so that a document
-/// found as it was is not read again.
-fn search_terms_key(ix: &SiteIndex, doc: usize) -> u64 {
+/// long-running process's memo and in a kept file: a hash of what its fields and terms
+/// read, as `documents` has it, so that a document found as it was is not read again.
+/// Taken from the entities' hashes the renderer has made anyway, rather than by
+/// hashing each document's texts and its authors' names (reading every paper's texts
+/// and its authors' profiles, scattered in memory, took 0.19 s of a rebuild at
+/// 500,000 papers).
+fn terms_key(ix: &SiteIndex, documents: &DocumentHashes, doc: usize) -> u64 {
+    let document = Document::of(ix, doc);
+    let reads = (documents.document)(document);
+    let is_paper = matches!(document, Document::Paper(_));
+    crate::hash::key("search terms", &(documents.site, is_paper, reads))
+}
+
+/// A hash of what makes document `doc`'s terms (a paper's subjects by their codes, its
+/// abstract by its hash): what tests give as [`DocumentHashes`], in place of the
+/// entities' hashes a build gives.
+#[cfg(test)]
+fn terms_source_key(ix: &SiteIndex, doc: usize) -> u64 {
     let Document::Paper(paper) = Document::of(ix, doc) else {
         return crate::hash::key("search terms", &author_fields(ix, doc));
     };
@@ -674,10 +707,15 @@ fn make_doc_terms(
 }
 
 impl SearchIndex {
-    /// Builds the index of `ix`, reusing the terms of documents whose fields are the
-    /// same as in the previous build (`memo`), or, in a one-off build or a long-running
-    /// process's first, as in the one that kept its terms (`kept`).
-    pub fn build(ix: &SiteIndex, memo: &SearchMemo, kept: &mut KeptTerms) -> SearchIndex {
+    /// Builds the index of `ix`, reusing the terms of documents that read the same
+    /// (by `documents`) as in the previous build (`memo`), or, in a one-off build or a
+    /// long-running process's first, as in the one that kept its terms (`kept`).
+    pub fn build(
+        ix: &SiteIndex,
+        memo: &SearchMemo,
+        kept: &mut KeptTerms,
+        documents: &DocumentHashes,
+    ) -> SearchIndex {
         let graph = ix.graph;
         let authors = graph.authors.len();
         let doc_count = authors + graph.papers.len();
@@ -697,7 +735,7 @@ impl SearchIndex {
         // An earlier file that still holds nearly every document's terms stays as it is.
         let earlier_keys: Option<Vec<u64>> = earlier.filter(|_| keep.is_some()).map(|_| {
             let keys = (0..doc_count).into_par_iter();
-            keys.map(|doc| search_terms_key(ix, doc)).collect()
+            keys.map(|doc| terms_key(ix, documents, doc)).collect()
         });
         let earlier_serves = earlier
             .zip(earlier_keys.as_ref())
@@ -710,7 +748,7 @@ impl SearchIndex {
         let key_of = |doc: usize| {
             earlier_keys
                 .as_ref()
-                .map_or_else(|| search_terms_key(ix, doc), |k| k[doc])
+                .map_or_else(|| terms_key(ix, documents, doc), |k| k[doc])
         };
         let terms_of = |doc: usize,
                         key: u64,
@@ -2237,9 +2275,9 @@ mod tests {
             history: &Default::default(),
             earlier_texts: None,
         });
-        let index = SearchIndex::build(&plan.index, memo, kept);
-        // Each document by the hash of its bytes: the site's renderer hashes the
-        // entities a document reads instead, which its own tests check.
+        // Each document by the hash of its bytes and of what makes its terms: the
+        // site's renderer hashes the entities a document reads instead, which its own
+        // tests check.
         let authors = plan.index.graph.authors.len();
         let document = |doc: Document| {
             let doc = match doc {
@@ -2248,12 +2286,14 @@ mod tests {
             };
             let made = search_docs(&plan.index, std::iter::once(doc));
             let bytes = serde_json::to_vec(&made).unwrap();
-            [crate::hash::content_hash(&bytes), 0]
+            let terms = terms_source_key(&plan.index, doc);
+            [crate::hash::content_hash(&bytes), terms]
         };
         let documents = DocumentHashes {
             site: u64::from(plan.index.pretty),
             document: &document,
         };
+        let index = SearchIndex::build(&plan.index, memo, kept, &documents);
         let fingerprint = |path: &str| index.fingerprint(&plan.index, path, &documents).unwrap();
         let files = (index.files().into_iter())
             .map(|path| (index.file(&plan.index, &path), fingerprint(&path), path))

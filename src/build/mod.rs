@@ -776,6 +776,7 @@ impl Rendering<'_> {
         kept_terms: &mut KeptTerms,
     ) -> Result<Rendered, Diagnostic> {
         let mut maker = OutputMaker::new(&plan.index, &self.memo.render);
+        maker.hash_entities();
         let (search, plan_fingerprints) = rayon::join(
             || maker.prepare_search(&self.memo.search, kept_terms),
             || self.fingerprints(&plan.outputs, &maker),

@@ -153,8 +153,27 @@ impl<'a> OutputMaker<'a> {
     /// Builds the search index (once), whose files are then made from it; a one-off
     /// build's reuses and keeps its documents' terms on disk (`kept`).
     pub fn prepare_search(&self, memo: &SearchMemo, kept: &mut KeptTerms) -> &SearchIndex {
-        self.search
-            .get_or_init(|| SearchIndex::build(self.ix, memo, kept))
+        self.search.get_or_init(|| {
+            self.with_documents(|documents| SearchIndex::build(self.ix, memo, kept, documents))
+        })
+    }
+
+    /// Hashes the site's entities (once), which fingerprints and the search index's
+    /// documents read: before the search index is built beside the fingerprints, so
+    /// that neither waits on one thread for the other to hash them.
+    pub fn hash_entities(&self) -> &Entities {
+        self.entities.get_or_init(|| Entities::of(self.ix))
+    }
+
+    /// Calls `f` with what the search documents read, by the entities they are read
+    /// from ([`Entities::search_document`]).
+    fn with_documents<T>(&self, f: impl FnOnce(&DocumentHashes) -> T) -> T {
+        let entities = self.hash_entities();
+        let document = |doc| entities.search_document(self.ix, doc);
+        f(&DocumentHashes {
+            site: entities.site(),
+            document: &document,
+        })
     }
 
     /// Frees the search index once its files are made.
@@ -208,20 +227,17 @@ impl<'a> OutputMaker<'a> {
     /// templates. The same fingerprint means the same bytes. A long-running process
     /// finds a paper page's by its digest ([`RenderMemo`]).
     pub fn fingerprint(&self, path: &str, kind: &OutputKind, templates: &TemplateHashes) -> u64 {
-        let entities = self.entities.get_or_init(|| Entities::of(self.ix));
         // A search index file reads the whole site; a hash of what makes it changes
         // far less often. It is found by the path the file is served at (`path` has
         // `.gz` added when the site is precompressed).
         if let (Some(search), OutputKind::SearchIndex(served)) = (self.search.get(), kind) {
-            let document = |doc| entities.search_document(self.ix, doc);
-            let documents = DocumentHashes {
-                site: entities.site(),
-                document: &document,
-            };
-            if let Some(fingerprint) = search.fingerprint(self.ix, served, &documents) {
+            let found =
+                self.with_documents(|documents| search.fingerprint(self.ix, served, documents));
+            if let Some(fingerprint) = found {
                 return fingerprint;
             }
         }
+        let entities = self.hash_entities();
         let template = match template_set(kind) {
             TemplateSet::None => 0,
             TemplateSet::Html => templates.html,

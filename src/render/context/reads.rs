@@ -221,10 +221,11 @@ impl Entities {
     }
 
     /// What a search document reads, as the search index fingerprints its files of
-    /// documents ([`crate::search::DocumentHashes`]): an author's document shows the
-    /// author's name, link and number of papers (the card and the number); a paper's
-    /// its title, link, authors' names and year (its item: the paper's card with its
-    /// authors' cards).
+    /// documents and keeps its terms ([`crate::search::DocumentHashes`]): an author's
+    /// document shows the author's name, link and number of papers (the card and the
+    /// number); a paper's its title, link, authors' names and year, and its terms read
+    /// its abstract and subjects too (its item: the paper's card, which holds them,
+    /// with its authors' cards).
     pub fn search_document(&self, ix: &SiteIndex, document: Document) -> [u64; 2] {
         match document {
             Document::Author(a) => [
@@ -1522,6 +1523,89 @@ mod tests {
             assert!(
                 changed.contains_key(what),
                 "{what} changed no document: {changed:?}"
+            );
+        }
+    }
+
+    /// A search document's terms are kept under what it reads, by the entities it is
+    /// read from: whenever its terms change (its abstract, subjects, title, authors'
+    /// names, or the TeX macros its texts are converted with), so does what it reads.
+    #[test]
+    fn a_search_document_whose_terms_change_reads_something_else() {
+        let terms_and_reads = |sources: &Sources| {
+            with_maker(
+                sources,
+                |_| {},
+                |plan, _| {
+                    let ix = &plan.index;
+                    let entities = Entities::of(ix);
+                    let authors = (0..ix.graph.authors.len())
+                        .map(|a| (ix.author_paths[a].clone(), Document::Author(a)));
+                    let papers = (0..ix.graph.papers.len())
+                        .map(|p| (ix.paper_paths[p].clone(), Document::Paper(p)));
+                    let site = entities.site();
+                    (authors.chain(papers))
+                        .map(|(path, doc)| {
+                            let words = crate::search::document_words(ix, doc);
+                            (path, (words, (site, entities.search_document(ix, doc))))
+                        })
+                        .collect::<BTreeMap<_, _>>()
+                },
+            )
+        };
+        let before = terms_and_reads(&base());
+        let mut changes = changes();
+        let mut macro_defined = base();
+        macro_defined
+            .config
+            .push_str("tex_macros: '\\newcommand{\\y}{\\mathrm{gears}}'\n");
+        for file in &mut macro_defined.files {
+            for record in &mut file.2 {
+                if record.1 == "Shared Engines" {
+                    record.2 = "About $\\y$ engines.";
+                }
+            }
+        }
+        let mut macro_changed = macro_defined.clone();
+        macro_changed.config = macro_changed.config.replace("gears", "wheels");
+        let with_macro = terms_and_reads(&macro_defined);
+        let mut reworded = base();
+        for file in &mut reworded.files {
+            for record in &mut file.2 {
+                if record.1 == "Shared Engines" {
+                    record.2 = "About $x^2$ gears.";
+                }
+            }
+        }
+        changes.push(("an abstract's words", reworded));
+        let mut changed = BTreeMap::new();
+        changes.push(("a TeX macro", macro_changed));
+        for (what, sources) in changes {
+            let earlier = if what == "a TeX macro" {
+                &with_macro
+            } else {
+                &before
+            };
+            for (path, (words, reads)) in &terms_and_reads(&sources) {
+                let Some((old_words, old_reads)) = earlier.get(path) else {
+                    continue;
+                };
+                if old_words != words {
+                    assert_ne!(old_reads, reads, "{what} changed the terms of {path}");
+                    *changed.entry(what).or_insert(0) += 1;
+                }
+            }
+        }
+        let kinds = [
+            "an abstract's words",
+            "a subject",
+            "a display name",
+            "a TeX macro",
+        ];
+        for what in kinds {
+            assert!(
+                changed.contains_key(what),
+                "{what} changed no document's terms: {changed:?}"
             );
         }
     }
