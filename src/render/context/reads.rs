@@ -1263,6 +1263,42 @@ mod tests {
         );
     }
 
+    /// Sets the abstract of every copy of the paper two authors share.
+    fn set_shared_abstract(sources: &mut Sources, text: &'static str) {
+        for file in &mut sources.files {
+            for record in &mut file.2 {
+                if record.1 == "Shared Engines" {
+                    record.2 = text;
+                }
+            }
+        }
+    }
+
+    /// Documents by link, each with what it shows and what it reads.
+    type ByLink<S, R> = BTreeMap<String, (S, R)>;
+
+    /// Counts under `what` each document (by link) whose shown part (its bytes, or
+    /// its terms) `after` a change differs from `before`, and requires what it reads
+    /// (the second part) to differ too.
+    fn count_changed<S, R>(
+        what: &'static str,
+        (before, after): (&ByLink<S, R>, &ByLink<S, R>),
+        changed: &mut BTreeMap<&'static str, usize>,
+    ) where
+        S: PartialEq + std::fmt::Debug,
+        R: PartialEq + std::fmt::Debug,
+    {
+        for (link, (shown, reads)) in after {
+            let Some((old_shown, old_reads)) = before.get(link) else {
+                continue;
+            };
+            if old_shown != shown {
+                assert_ne!(old_reads, reads, "{what} changed {link}: {shown:?}");
+                *changed.entry(what).or_insert(0) += 1;
+            }
+        }
+    }
+
     /// Changes of every kind a builder could read.
     fn changes() -> Vec<(&'static str, Sources)> {
         let mut changes = Vec::new();
@@ -1272,13 +1308,7 @@ mod tests {
             changes.push((what, sources));
         };
         change("an abstract", &|s| {
-            for file in &mut s.files {
-                for record in &mut file.2 {
-                    if record.1 == "Shared Engines" {
-                        record.2 = "About $y^3$ engines.";
-                    }
-                }
-            }
+            set_shared_abstract(s, "About $y^3$ engines.")
         });
         change("a year", &|s| s.files[0].2[2].0 = 2019);
         change("a subject", &|s| s.files[0].2[1].3 = "cs.DC");
@@ -1503,15 +1533,7 @@ mod tests {
         punctuated.files[1].2[1].1 = "Difference Engines!";
         changes.push(("a title's punctuation", punctuated));
         for (what, sources) in changes {
-            for (link, (doc, reads)) in &search_documents(&sources) {
-                let Some((old_doc, old_reads)) = before.get(link) else {
-                    continue;
-                };
-                if old_doc != doc {
-                    assert_ne!(old_reads, reads, "{what} changed {link}: {doc}");
-                    *changed.entry(what).or_insert(0) += 1;
-                }
-            }
+            count_changed(what, (&before, &search_documents(&sources)), &mut changed);
         }
         let kinds = [
             "a display name",
@@ -1559,24 +1581,12 @@ mod tests {
         macro_defined
             .config
             .push_str("tex_macros: '\\newcommand{\\y}{\\mathrm{gears}}'\n");
-        for file in &mut macro_defined.files {
-            for record in &mut file.2 {
-                if record.1 == "Shared Engines" {
-                    record.2 = "About $\\y$ engines.";
-                }
-            }
-        }
+        set_shared_abstract(&mut macro_defined, "About $\\y$ engines.");
         let mut macro_changed = macro_defined.clone();
         macro_changed.config = macro_changed.config.replace("gears", "wheels");
         let with_macro = terms_and_reads(&macro_defined);
         let mut reworded = base();
-        for file in &mut reworded.files {
-            for record in &mut file.2 {
-                if record.1 == "Shared Engines" {
-                    record.2 = "About $x^2$ gears.";
-                }
-            }
-        }
+        set_shared_abstract(&mut reworded, "About $x^2$ gears.");
         changes.push(("an abstract's words", reworded));
         let mut changed = BTreeMap::new();
         changes.push(("a TeX macro", macro_changed));
@@ -1586,15 +1596,7 @@ mod tests {
             } else {
                 &before
             };
-            for (path, (words, reads)) in &terms_and_reads(&sources) {
-                let Some((old_words, old_reads)) = earlier.get(path) else {
-                    continue;
-                };
-                if old_words != words {
-                    assert_ne!(old_reads, reads, "{what} changed the terms of {path}");
-                    *changed.entry(what).or_insert(0) += 1;
-                }
-            }
+            count_changed(what, (earlier, &terms_and_reads(&sources)), &mut changed);
         }
         let kinds = [
             "an abstract's words",
