@@ -472,9 +472,9 @@ struct DocSource<'a> {
 }
 
 /// What the search documents read, by hash, as the caller has hashed the entities
-/// their fields ([`DocSource`]) and terms ([`make_doc_terms`]) are read from: an index
+/// their fields ([`DocSource`]) and terms (`make_doc_terms`) are read from: an index
 /// file of documents is fingerprinted with these, and a document's terms are kept
-/// under them ([`terms_key`]), rather than by hashing every document's fields again at
+/// under them (`terms_key`), rather than by hashing every document's fields again at
 /// each build.
 pub struct DocumentHashes<'h> {
     /// The site-wide part: the configuration, which documents' links and texts follow
