@@ -198,12 +198,8 @@ pub(crate) fn kept_words_by_key(file: &KeptFile) -> Option<Vec<(u64, KeptWords)>
 /// were made).
 #[cfg(test)]
 pub(crate) fn document_words(ix: &SiteIndex, document: Document) -> KeptWords {
-    let doc = match document {
-        Document::Author(author) => author,
-        Document::Paper(paper) => ix.graph.authors.len() + paper,
-    };
     let numbers = std::sync::Mutex::new(TermNumbers::default());
-    let terms = make_doc_terms(ix, doc, &numbers);
+    let terms = make_doc_terms(ix, document.number(ix), &numbers);
     let numbers = lock(&numbers);
     let words = terms
         .iter()
@@ -509,6 +505,15 @@ impl Document {
         match doc.checked_sub(ix.graph.authors.len()) {
             None => Document::Author(doc),
             Some(paper) => Document::Paper(paper),
+        }
+    }
+
+    /// The document's number in `ix` (the inverse of [`Document::of`]).
+    #[cfg(test)]
+    fn number(self, ix: &SiteIndex) -> usize {
+        match self {
+            Document::Author(author) => author,
+            Document::Paper(paper) => ix.graph.authors.len() + paper,
         }
     }
 }
@@ -2278,12 +2283,8 @@ mod tests {
         // Each document by the hash of its bytes and of what makes its terms: the
         // site's renderer hashes the entities a document reads instead, which its own
         // tests check.
-        let authors = plan.index.graph.authors.len();
         let document = |doc: Document| {
-            let doc = match doc {
-                Document::Author(author) => author,
-                Document::Paper(paper) => authors + paper,
-            };
+            let doc = doc.number(&plan.index);
             let made = search_docs(&plan.index, std::iter::once(doc));
             let bytes = serde_json::to_vec(&made).unwrap();
             let terms = terms_source_key(&plan.index, doc);

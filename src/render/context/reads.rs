@@ -897,7 +897,7 @@ mod tests {
     use crate::plan::{plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, SitePlan};
     use crate::records::parse_record_file;
     use crate::render::context::{Entities, Output, OutputMaker, RenderMemo, TemplateHashes};
-    use crate::search::{Document, DocumentHashes, KeptTerms, SearchMemo};
+    use crate::search::{Document, KeptTerms, SearchMemo};
 
     /// A record: year, title, abstract, subject.
     type TestRecord = (u16, &'static str, &'static str, &'static str);
@@ -1059,20 +1059,14 @@ mod tests {
                     let templates = TemplateHashes::default();
                     let search =
                         maker.prepare_search(&SearchMemo::default(), &mut KeptTerms::default());
-                    let entities = Entities::of(&plan.index);
-                    let document = |doc| entities.search_document(&plan.index, doc);
-                    let documents = DocumentHashes {
-                        site: entities.site(),
-                        document: &document,
-                    };
-                    let own: Vec<(String, u64)> = (search.files().into_iter())
-                        .map(|served| {
-                            let hash = search
-                                .fingerprint(&plan.index, &served, &documents)
-                                .unwrap();
-                            (served, hash)
-                        })
-                        .collect();
+                    let own: Vec<(String, u64)> = maker.with_documents(|documents| {
+                        (search.files().into_iter())
+                            .map(|served| {
+                                let hash = search.fingerprint(&plan.index, &served, documents);
+                                (served.clone(), hash.unwrap())
+                            })
+                            .collect()
+                    });
                     let config = &plan.index.config;
                     let outputs = search_outputs(
                         own.iter().map(|o| o.0.clone()).collect(),
@@ -1296,6 +1290,17 @@ mod tests {
                 assert_ne!(old_reads, reads, "{what} changed {link}: {shown:?}");
                 *changed.entry(what).or_insert(0) += 1;
             }
+        }
+    }
+
+    /// Requires each of `kinds` of change to have changed some document in `changed`
+    /// (as [`count_changed`] counts them).
+    fn assert_each_changed(kinds: &[&str], changed: &BTreeMap<&'static str, usize>) {
+        for what in kinds {
+            assert!(
+                changed.contains_key(what),
+                "{what} changed no document: {changed:?}"
+            );
         }
     }
 
@@ -1541,12 +1546,7 @@ mod tests {
             "a new co-author",
             "a new paper",
         ];
-        for what in kinds {
-            assert!(
-                changed.contains_key(what),
-                "{what} changed no document: {changed:?}"
-            );
-        }
+        assert_each_changed(&kinds, &changed);
     }
 
     /// A search document's terms are kept under what it reads, by the entities it is
@@ -1589,27 +1589,18 @@ mod tests {
         set_shared_abstract(&mut reworded, "About $x^2$ gears.");
         changes.push(("an abstract's words", reworded));
         let mut changed = BTreeMap::new();
-        changes.push(("a TeX macro", macro_changed));
         for (what, sources) in changes {
-            let earlier = if what == "a TeX macro" {
-                &with_macro
-            } else {
-                &before
-            };
-            count_changed(what, (earlier, &terms_and_reads(&sources)), &mut changed);
+            count_changed(what, (&before, &terms_and_reads(&sources)), &mut changed);
         }
+        let after_macro = terms_and_reads(&macro_changed);
+        count_changed("a TeX macro", (&with_macro, &after_macro), &mut changed);
         let kinds = [
             "an abstract's words",
             "a subject",
             "a display name",
             "a TeX macro",
         ];
-        for what in kinds {
-            assert!(
-                changed.contains_key(what),
-                "{what} changed no document's terms: {changed:?}"
-            );
-        }
+        assert_each_changed(&kinds, &changed);
     }
 
     /// A search index file of documents is fingerprinted by the entities its documents
