@@ -291,23 +291,25 @@ pub fn csl_file(entries: &[CitationInput]) -> String {
 ///
 /// Input per paper: (first author's display name or None, year, title, tiebreak).
 pub fn citation_keys(papers: &[(Option<&str>, u16, &str, &str)]) -> Vec<String> {
-    citation_keys_with(papers, |name, year, title| {
-        citation_base_key(name, year, title)
-    })
-}
-
-/// [`citation_keys`], with each paper's base key (the key before any suffix) given by
-/// `base`, which must give what [`citation_base_key`] does: a long-running process
-/// finds most of them again rather than parse every name and title in every rebuild.
-pub fn citation_keys_with(
-    papers: &[(Option<&str>, u16, &str, &str)],
-    base: impl Fn(Option<&str>, u16, &str) -> String + Sync,
-) -> Vec<String> {
     use rayon::prelude::*;
     let bases: Vec<String> = papers
         .par_iter()
-        .map(|(name, year, title, _)| base(*name, *year, title))
+        .map(|&(name, year, title, _)| citation_base_key(name, year, title))
         .collect();
+    citation_keys_of_bases(papers, bases)
+}
+
+/// [`citation_keys`], with each paper's base key (the key before any suffix, which
+/// [`citation_base_key`] makes) given in `bases`.
+///
+/// A paper's key depends only on the papers whose bases [`may_share_keys`] with its
+/// own, so the keys of a set of papers closed under that relation are the same whatever
+/// other papers are keyed with them: a long-running process keys again only the papers
+/// a change can touch.
+pub fn citation_keys_of_bases(
+    papers: &[(Option<&str>, u16, &str, &str)],
+    bases: Vec<String>,
+) -> Vec<String> {
     crate::slug::unique_names(bases, |base, sharing, taken| {
         // Sort by everything the paper is, so that the order of the input never matters;
         // the index only separates papers that are identical in every respect.
@@ -908,6 +910,15 @@ fn strip_tex(title: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `base` is `root` or `root` followed by lowercase ASCII letters: the only
+/// way two papers' keys can meet ([`citation_keys`]). A key is a base, or a base with a
+/// suffix of such letters, so a key made from one base can be
+/// another base, or a key made from it, only when one base is the other with letters
+/// after it.
+pub fn may_share_keys(base: &str, root: &str) -> bool {
+    (base.strip_prefix(root)).is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_lowercase()))
 }
 
 /// 0 -> "a", 25 -> "z", 26 -> "aa", 27 -> "ab", …

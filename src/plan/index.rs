@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::citation_keys::citation_keys;
 use super::lists::{paper_lists, PaperLists};
 use super::paths::{page_paths, public_url};
 use super::profiles::{merge_profiles, Profile};
@@ -17,7 +18,6 @@ use crate::config::{ExportsMode, SiteConfig};
 use crate::content::ExtraPage;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::graph::{AuthorId, Paper, PaperId, SiteGraph};
-use crate::reuse::Reuse;
 
 /// Everything the outputs of a site are made from.
 pub struct SiteIndex<'a> {
@@ -43,8 +43,9 @@ pub struct SiteIndex<'a> {
     pub paper_paths: Vec<String>,
     /// Title and abstract of each paper as HTML and as clean text, by paper id.
     pub paper_texts: Vec<Arc<PaperText>>,
-    /// Citation key of each paper, by paper id.
-    pub citation_keys: Vec<String>,
+    /// Citation key of each paper, by paper id (shared with the memo that keeps them
+    /// for the next build, see [`super::citation_keys`]).
+    pub citation_keys: Arc<Vec<String>>,
     /// The authors by the first letter of their family name, A to Z, then `#` (names
     /// that transliterate to no letter); within a letter by family name.
     pub author_letters: Vec<LetterList>,
@@ -195,7 +196,7 @@ impl<'a> SiteIndex<'a> {
         let extra_pages = extra_pages(input.pages, diagnostics);
         diagnostics.append(&mut tex_diagnostics);
         let (citation_keys, (author_letters, author_lists_inline)) = rayon::join(
-            || citation_keys(graph, &profiles, &paper_texts, &input.memo.citation_bases),
+            || citation_keys(graph, &profiles, &paper_texts, &input.memo.citation_keys),
             || {
                 let letters = author_letters(&profiles);
                 (
@@ -349,30 +350,6 @@ fn family_sort_key(name: &str) -> String {
     }
 }
 
-/// Each paper's citation key, unique across the site.
-fn citation_keys(
-    graph: &SiteGraph,
-    profiles: &[Profile],
-    texts: &[Arc<PaperText>],
-    memo: &Reuse<String>,
-) -> Vec<String> {
-    let papers: Vec<_> = (graph.papers.par_iter().enumerate())
-        .map(|(id, p)| {
-            let first_author = p.authors.first().map(|&a| profiles[a].name.as_str());
-            let title = texts[id].title_text.as_str();
-            (first_author, p.year, title, p.slug.as_str())
-        })
-        .collect();
-    crate::cite::citation_keys_with(&papers, |name, year, title| {
-        let make = || crate::cite::citation_base_key(name, year, title);
-        if !memo.is_enabled() {
-            return make();
-        }
-        let key = || crate::hash::key("citation base key", &(name, year, title));
-        String::clone(&memo.get_or(key, make))
-    })
-}
-
 /// Up to `n` papers of an author's `list` (newest first) nearest to paper `id` in it,
 /// alternating newer and older, returned in list order. A paper's neighbours change
 /// only when papers next to it in the list do, so adding a paper to a prolific author
@@ -399,7 +376,6 @@ pub fn nearby_papers(list: &[PaperId], id: PaperId, n: usize) -> Vec<PaperId> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::texts::TextsMemo;
 
     #[test]
     fn data_shards_hold_every_item_once_in_slug_order() {
@@ -428,56 +404,6 @@ mod tests {
         assert_eq!(nearby_papers(&list, 15, 3), [12, 13, 14]);
         assert_eq!(nearby_papers(&[10, 11], 11, 3), [10]);
         assert_eq!(nearby_papers(&[10], 10, 3), Vec::<usize>::new());
-    }
-
-    /// A long-running process finds papers' base keys again: its keys are those a
-    /// build without a memo gives, before and after a change to a name and a title.
-    #[test]
-    fn citation_keys_kept_between_builds_are_those_made_anew() {
-        use crate::records::RecordFile;
-        let file = |path: &str, author: &str, titles: &[&str]| {
-            RecordFile::for_test((path, author), titles, (2024, "math.AG"), |_| None)
-        };
-        let keys = |files: &[RecordFile], memo: &Reuse<String>| {
-            let graph = crate::graph::link(files);
-            let profiles: Vec<Profile> = (graph.authors.iter())
-                .map(|a| Profile {
-                    name: a.name.clone(),
-                    ..Default::default()
-                })
-                .collect();
-            let config = SiteConfig::default();
-            let (texts, _) = convert_texts(&graph, &config, &TextsMemo::default(), None);
-            citation_keys(&graph, &profiles, &texts, memo)
-        };
-        let before = [
-            file("a.txt", "Ada Lovelace", &["On Engines", "Engines Again"]),
-            file("b.txt", "Bo Li", &["Tables"]),
-        ];
-        let after = [
-            file("a.txt", "Ada King", &["On Engines", "Looms"]),
-            file("b.txt", "Bo Li", &["Chairs"]),
-        ];
-        let mut memo = Reuse::default();
-        memo.enable();
-        let first = keys(&before, &memo);
-        assert_eq!(first, keys(&before, &Reuse::default()));
-        // In slug order: "Engines Again" and "On Engines" share a base key.
-        let expected = [
-            "lovelace2024engines",
-            "lovelace2024enginesa",
-            "li2024tables",
-        ];
-        assert_eq!(first, expected);
-        memo.finish_build();
-        assert_eq!(
-            memo.len(),
-            3,
-            "a base key for each paper's name, year and title"
-        );
-        let second = keys(&after, &memo);
-        assert_eq!(second, keys(&after, &Reuse::default()));
-        assert_eq!(second, ["li2024chairs", "king2024looms", "king2024engines"]);
     }
 
     #[test]

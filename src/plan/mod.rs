@@ -13,6 +13,7 @@ use crate::diagnostics::Diagnostic;
 use crate::graph::{AuthorId, PaperId, SiteGraph};
 use crate::reuse::Reuse;
 
+pub mod citation_keys;
 pub mod index;
 pub mod lists;
 pub mod parts;
@@ -222,7 +223,7 @@ pub struct PlanMemo {
     texts: texts::TextsMemo,
     lists: lists::ListsMemo,
     abstract_keys: Reuse<u64>,
-    citation_bases: Reuse<String>,
+    citation_keys: citation_keys::KeysMemo,
 }
 
 impl PlanMemo {
@@ -231,14 +232,13 @@ impl PlanMemo {
         self.texts.enable();
         self.lists.enable();
         self.abstract_keys.enable();
-        self.citation_bases.enable();
+        self.citation_keys.enable();
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.texts.finish_build();
         self.abstract_keys.finish_build();
-        self.citation_bases.finish_build();
     }
 }
 
