@@ -688,7 +688,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         paper_was,
     } = assembly.assemble(
         &paper_order,
-        &paper_slugs,
+        paper_slugs,
         keys,
         taken.papers,
         taken.previous_papers,
@@ -750,6 +750,14 @@ struct AssembledPapers {
     paper_was: Vec<Option<PaperId>>,
 }
 
+/// A group's paper before it takes its place: the previous build's paper with the
+/// same copies, already given this build's slug and authors, with its place in that
+/// build if its slug is the same; or the slug of a paper to assemble.
+enum Prepared {
+    Taken(Paper, Option<PaperId>),
+    ToAssemble(String),
+}
+
 impl PaperAssembly<'_, '_> {
     /// Assembles the papers (the groups in `paper_order`, with their `slugs`) in
     /// parallel, or takes them from the previous build (`taken`, by group, when the memo
@@ -759,25 +767,22 @@ impl PaperAssembly<'_, '_> {
     fn assemble(
         &self,
         paper_order: &[usize],
-        slugs: &[String],
+        slugs: Vec<String>,
         keys: Vec<u64>,
-        mut taken: Vec<Option<(PaperId, Paper)>>,
+        taken: Vec<Option<(PaperId, Paper)>>,
         previous_papers: usize,
     ) -> AssembledPapers {
-        let assembled: Vec<Assembled> = match taken.is_empty() {
-            true => (paper_order.par_iter().enumerate())
-                .map(|(paper_id, &g)| self.paper(paper_id, g, slugs[g].clone(), None))
-                .collect(),
-            false => {
-                let reused: Vec<_> = paper_order.iter().map(|&g| taken[g].take()).collect();
-                drop(taken);
-                (paper_order.par_iter().zip(reused).enumerate())
-                    .map(|(paper_id, (&g, reused))| {
-                        self.paper(paper_id, g, slugs[g].clone(), reused)
-                    })
-                    .collect()
-            }
-        };
+        let mut prepared = self.prepare(slugs, taken);
+        let in_order: Vec<(usize, Prepared)> = (paper_order.iter())
+            .map(|&g| {
+                let placeholder = Prepared::ToAssemble(String::new());
+                (g, std::mem::replace(&mut prepared[g], placeholder))
+            })
+            .collect();
+        free_in_background(prepared);
+        let assembled: Vec<Assembled> = (in_order.into_par_iter().enumerate())
+            .map(|(paper_id, (g, prepared))| self.paper(paper_id, g, prepared))
+            .collect();
         let mut keys: Vec<u64> = match keys.is_empty() {
             true => keys,
             false => paper_order.iter().map(|&g| keys[g]).collect(),
@@ -812,24 +817,35 @@ impl PaperAssembly<'_, '_> {
         done
     }
 
-    /// Paper `paper_id`, of group `g`, with its `slug`: the previous build's paper with
-    /// the same copies (`reused`) given this build's slug and authors, or assembled.
-    fn paper(
-        &self,
-        paper_id: PaperId,
-        g: usize,
-        slug: String,
-        reused: Option<(PaperId, Paper)>,
-    ) -> Assembled {
-        let group = &self.groups[g];
-        match reused {
-            Some((place, paper)) => {
-                let same_slug = paper.slug == slug;
-                let paper = reassign(paper, slug, group, self.file_author);
-                (paper, vec![], vec![], same_slug.then_some(place))
-            }
-            None => {
-                let copies = PaperCopies::new(group, self.files, self.paths);
+    /// Each group's paper as far as it can go in group order, in which the groups,
+    /// their slugs and their files are read one after another rather than from
+    /// scattered places: a paper `taken` from the previous build given its slug and
+    /// authors; for another, its slug. (Done in paper order, this took 0.13 s of a
+    /// rebuild at 500,000 papers.)
+    fn prepare(&self, slugs: Vec<String>, taken: Vec<Option<(PaperId, Paper)>>) -> Vec<Prepared> {
+        let taken = match taken.is_empty() {
+            true => std::iter::repeat_with(|| None).take(slugs.len()).collect(),
+            false => taken,
+        };
+        (slugs.into_par_iter().zip(taken).zip(self.groups))
+            .map(|((slug, taken), group)| match taken {
+                Some((place, paper)) => {
+                    let same_slug = paper.slug == slug;
+                    let paper = reassign(paper, slug, group, self.file_author);
+                    Prepared::Taken(paper, same_slug.then_some(place))
+                }
+                None => Prepared::ToAssemble(slug),
+            })
+            .collect()
+    }
+
+    /// Paper `paper_id`, of group `g`, as `prepared`: taken from the previous build, or
+    /// assembled from its copies.
+    fn paper(&self, paper_id: PaperId, g: usize, prepared: Prepared) -> Assembled {
+        match prepared {
+            Prepared::Taken(paper, place) => (paper, vec![], vec![], place),
+            Prepared::ToAssemble(slug) => {
+                let copies = PaperCopies::new(&self.groups[g], self.files, self.paths);
                 let (mut paper, notes, diagnostics) =
                     copies.assemble(paper_id, slug, self.file_author);
                 if self.memo.keeps_papers {
@@ -862,20 +878,27 @@ fn reusable_papers(
 /// ids, which are all that can differ for the same copies ([`KeptPapers`]).
 fn reassign(mut paper: Paper, slug: String, group: &PaperGroup, file_author: &[AuthorId]) -> Paper {
     paper.slug = slug;
-    paper.authors = authors_of(group, file_author);
+    paper.authors.clear();
+    push_authors(&mut paper.authors, group, file_author);
     paper
 }
 
 /// The authors of a paper's copies, each once, in the order of the copies.
 fn authors_of(group: &PaperGroup, file_author: &[AuthorId]) -> Vec<AuthorId> {
-    let mut authors: Vec<AuthorId> = Vec::new();
+    let mut authors = Vec::new();
+    push_authors(&mut authors, group, file_author);
+    authors
+}
+
+/// Pushes the authors of a paper's copies onto `authors`, each once, in the order of
+/// the copies.
+fn push_authors(authors: &mut Vec<AuthorId>, group: &PaperGroup, file_author: &[AuthorId]) {
     for copy in &group.copies {
         let id = file_author[copy.file];
         if !authors.contains(&id) {
             authors.push(id);
         }
     }
-    authors
 }
 
 /// The authors, each at the id `author_id` gives its provisional index, with their
