@@ -772,17 +772,33 @@ impl PaperAssembly<'_, '_> {
         taken: Vec<Option<(PaperId, Paper)>>,
         previous_papers: usize,
     ) -> AssembledPapers {
-        let mut prepared = self.prepare(slugs, taken);
-        let in_order: Vec<(usize, Prepared)> = (paper_order.iter())
-            .map(|&g| {
-                let placeholder = Prepared::ToAssemble(String::new());
-                (g, std::mem::replace(&mut prepared[g], placeholder))
-            })
-            .collect();
-        free_in_background(prepared);
-        let assembled: Vec<Assembled> = (in_order.into_par_iter().enumerate())
-            .map(|(paper_id, (g, prepared))| self.paper(paper_id, g, prepared))
-            .collect();
+        let assembled: Vec<Assembled> = match taken.is_empty() {
+            // Nothing to prepare: each slug moved to its paper's place, and no more.
+            true => {
+                let mut slugs = slugs;
+                let slugs: Vec<String> = (paper_order.iter())
+                    .map(|&g| std::mem::take(&mut slugs[g]))
+                    .collect();
+                (paper_order.par_iter().zip(slugs).enumerate())
+                    .map(|(paper_id, (&g, slug))| {
+                        self.paper(paper_id, g, Prepared::ToAssemble(slug))
+                    })
+                    .collect()
+            }
+            false => {
+                let mut prepared = self.prepare(slugs, taken);
+                let in_order: Vec<(usize, Prepared)> = (paper_order.iter())
+                    .map(|&g| {
+                        let placeholder = Prepared::ToAssemble(String::new());
+                        (g, std::mem::replace(&mut prepared[g], placeholder))
+                    })
+                    .collect();
+                free_in_background(prepared);
+                (in_order.into_par_iter().enumerate())
+                    .map(|(paper_id, (g, prepared))| self.paper(paper_id, g, prepared))
+                    .collect()
+            }
+        };
         let mut keys: Vec<u64> = match keys.is_empty() {
             true => keys,
             false => paper_order.iter().map(|&g| keys[g]).collect(),
@@ -823,10 +839,6 @@ impl PaperAssembly<'_, '_> {
     /// authors; for another, its slug. (Done in paper order, this took 0.13 s of a
     /// rebuild at 500,000 papers.)
     fn prepare(&self, slugs: Vec<String>, taken: Vec<Option<(PaperId, Paper)>>) -> Vec<Prepared> {
-        let taken = match taken.is_empty() {
-            true => std::iter::repeat_with(|| None).take(slugs.len()).collect(),
-            false => taken,
-        };
         (slugs.into_par_iter().zip(taken).zip(self.groups))
             .map(|((slug, taken), group)| match taken {
                 Some((place, paper)) => {
