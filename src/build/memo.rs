@@ -239,6 +239,11 @@ pub struct SavedCache {
     pub in_background: bool,
     /// The save still under way, if any: its error message, if it failed.
     pending: Option<JoinHandle<Result<(), String>>>,
+    /// Whether the outputs of the build that saved the cache are kept with it, in order
+    /// (for long-running processes, see [`super::previous::OutputOrder`]).
+    pub keeps_order: bool,
+    /// Those outputs, when kept.
+    pub(super) order: Option<super::previous::OutputOrder>,
 }
 
 impl BuildMemo {
@@ -252,6 +257,7 @@ impl BuildMemo {
         memo.search.enable();
         memo.render.enable();
         memo.saved.in_background = true;
+        memo.saved.keeps_order = true;
         memo.freed_memory = Some(FreedMemoryPolicy::default());
         memo.long_running = true;
         memo
@@ -300,6 +306,8 @@ impl SavedCache {
     /// be saved only costs time later (the message says why). In the background, an
     /// error is reported by the next build's [`SavedCache::wait`].
     pub fn save(&mut self, path: PathBuf, new_cache: Arc<BuildCache>) -> Option<String> {
+        // Whatever order was kept went with another cache.
+        self.order = None;
         let save = {
             let (path, cache) = (path.clone(), Arc::clone(&new_cache));
             move || {

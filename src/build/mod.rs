@@ -44,7 +44,9 @@ use crate::sources::kept::{self, KeptRecords, KEPT_RECORDS_FILE};
 use crate::sources::{read_site, SiteInput, RECORDS_DIR, STATIC_DIR, TEMPLATES_DIR};
 use crate::text_store::{KeptTexts, TextStore};
 use crate::threads::free_in_background;
-use previous::{updated_outputs, FindingPrevious, KeptOutputs, OutputCheck, PreviousBuild};
+use previous::{
+    updated_outputs, FindingPrevious, KeptOutputs, OutputCheck, OutputOrder, PreviousBuild,
+};
 use report::Gathered;
 
 /// What to build and how.
@@ -157,7 +159,8 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let output = options.output_dir();
     let (mut input, mut gathered, previous, kept_texts) =
         load_and_keep(options, &output, memo, &timings)?;
-    let previous = previous.finish(inputs_hash(&input), &mut memo.saved);
+    let mut previous = previous.finish(inputs_hash(&input), &mut memo.saved);
+    let order = previous.order.take();
     let unchanged = previous.unchanged_site(&output).filter(|_| !memo.warming);
     if let Some(cache) = unchanged {
         let diagnostics = Gathered(cache.diagnostics.clone()).sorted_and_strict(options.strict)?;
@@ -168,6 +171,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             ..WriteStats::default()
         };
         memo.saved.cache = Some((previous.cache_path.clone(), Arc::clone(cache)));
+        memo.saved.order = order;
         let duration = started.elapsed();
         return Ok(BuildReport::new(
             summary,
@@ -201,6 +205,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let kept = KeptOutputs {
         cache: previous.cache.as_deref(),
         files: OutputCheck::finish(output_check),
+        order: order.as_ref(),
     };
     let rendering = Rendering {
         renderer: &renderer,
@@ -267,7 +272,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
     let mut report = BuildReport::new(summary, write, diagnostics, started.elapsed(), output);
     report.redirects = redirects;
     memo.link.keep_papers(&mut graph);
-    free_in_background((graph, input));
+    free_in_background((graph, input, order));
     Ok(report)
 }
 
@@ -904,6 +909,7 @@ fn commit_and_save(
     let planned = std::mem::take(&mut plan.outputs);
     let history = std::mem::take(&mut plan.index.slug_history);
     let free_plan = move || drop((plan, made));
+    let (mut without_entry, mut cache_saved) = (Vec::new(), false);
     let commit = || -> Result<WriteStats, BuildFailure> {
         let Some(writer) = writer else {
             return Ok(WriteStats::default());
@@ -916,23 +922,26 @@ fn commit_and_save(
             gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
         })?;
         let write = committed.stats;
+        let outputs;
+        (outputs, without_entry) = updated_outputs(
+            built.previous.cache,
+            &planned,
+            &built.fingerprints,
+            &built.kept,
+            committed.states,
+            &committed.stale,
+        );
         let new_cache = Arc::new(cache::BuildCache {
             version: env!("CARGO_PKG_VERSION").to_string(),
             inputs: built.previous.inputs_hash,
             summary: built.summary,
             diagnostics: gathered.0.clone(),
-            outputs: updated_outputs(
-                built.previous.cache,
-                &planned,
-                &built.fingerprints,
-                &built.kept,
-                committed.states,
-                &committed.stale,
-            ),
+            outputs,
             history,
         });
-        if let Some(message) = saved.save(built.previous.cache_path, new_cache) {
-            gathered.0.push(Diagnostic::warning(message, None));
+        match saved.save(built.previous.cache_path, new_cache) {
+            Some(message) => gathered.0.push(Diagnostic::warning(message, None)),
+            None => cache_saved = true,
         }
         Ok(write)
     };
@@ -948,7 +957,16 @@ fn commit_and_save(
             commit()
         }
     };
-    Ok((write?, gathered.0))
+    let write = write?;
+    // The order goes with the cache just saved, which the memo keeps.
+    if saved.keeps_order && cache_saved && saved.cache.is_some() {
+        saved.order = Some(OutputOrder::new(
+            planned,
+            &built.fingerprints,
+            &without_entry,
+        ));
+    }
+    Ok((write, gathered.0))
 }
 
 /// Per-stage wall times on stderr when `PROFILEGEN_TIMINGS` is set, for benchmarking,
