@@ -406,6 +406,29 @@ mod tests {
         assert_eq!((same, keyed), (fourth, 0));
     }
 
+    /// Past [`MAX_ROOTS`] bases akin to a change, every paper is keyed again, to the
+    /// same keys.
+    #[test]
+    fn a_change_to_many_bases_keys_every_paper() {
+        let mut builds = Builds::new();
+        let bo = file("bo.txt", "Bo Li", &["Tables", "Chairs"]);
+        let (first, keyed) = builds.build(&[Arc::clone(&bo)]);
+        assert_eq!((first.len(), keyed), (2, 2));
+        let words = [
+            "alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega", "theta",
+        ];
+        let titles: Vec<String> = (words.iter())
+            .flat_map(|a| words.iter().map(move |b| format!("{a}{b} Flows")))
+            .chain(["Tablesa".to_string(), "Chairsb".to_string()])
+            .collect();
+        let titles: Vec<&str> = titles.iter().map(String::as_str).collect();
+        let many = file("ada.txt", "Bo Li", &titles);
+        let (second, keyed) = builds.build(&[Arc::clone(&many), Arc::clone(&bo)]);
+        assert!(titles.len() + 2 > MAX_ROOTS);
+        assert_eq!((second.len(), keyed), (titles.len() + 2, titles.len() + 2));
+        assert!(second.contains(&"li2024tablesa".to_string()), "{second:?}");
+    }
+
     #[test]
     fn a_root_is_the_shortest_base_a_base_extends_with_letters() {
         let bases = ["smith2020", "smith2020quantum", "smith2020quant"];
