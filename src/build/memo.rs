@@ -239,10 +239,11 @@ pub struct SavedCache {
     pub in_background: bool,
     /// The save still under way, if any: its error message, if it failed.
     pending: Option<JoinHandle<Result<(), String>>>,
-    /// Whether the outputs of the build that saved the cache are kept with it, in order
-    /// (for long-running processes, see [`super::previous::OutputOrder`]).
+    /// Whether the outputs of the build that saved the cache are kept with it, in the
+    /// order that build planned them (for long-running processes: the next build walks
+    /// its own outputs beside them to find their last fingerprints).
     pub keeps_order: bool,
-    /// Those outputs, when kept.
+    /// Those outputs, when kept (see `build::previous::OutputOrder`).
     pub(super) order: Option<super::previous::OutputOrder>,
 }
 

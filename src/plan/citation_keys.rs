@@ -24,9 +24,11 @@ type KeyInput<'a> = (Option<&'a str>, u16, &'a str, &'a str);
 /// A paper the next link takes from that one, whose first author's name is the same
 /// and whose title converted to the same text (the very same conversion, which the
 /// TeX memo hands on), has the same base key. A key depends only on the papers whose
-/// bases may share keys with its own ([`may_share_keys`]): so a paper keeps its key
-/// unless its base is akin to a base some paper gained or lost, and only the papers of
-/// such bases are keyed again.
+/// bases may share keys with its own ([`may_share_keys`]: one is the other with
+/// letters after it). So a paper keeps its key unless its base is, or extends with
+/// letters, the shortest base of the site that a base some paper gained or lost
+/// extends (that base's root); only the papers of such bases are keyed again, by the
+/// same rule, and past 64 roots every paper is.
 #[derive(Default)]
 pub struct KeysMemo {
     enabled: bool,
