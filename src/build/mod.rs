@@ -959,7 +959,7 @@ fn commit_and_save(
     };
     let write = write?;
     // The order goes with the cache just saved, which the memo keeps.
-    if saved.keeps_order && cache_saved && saved.cache.is_some() {
+    if saved.keeps_order && cache_saved {
         saved.order = Some(OutputOrder::new(
             planned,
             &built.fingerprints,

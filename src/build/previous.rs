@@ -187,8 +187,8 @@ impl OutputCheck {
 /// the fingerprint the cache holds for it (none when the cache has no entry: its file
 /// was not written). A rebuild's outputs come in nearly the same order, so walking both
 /// lists side by side finds each output's last fingerprint by comparing paths one after
-/// another, rather than by looking up each of a million paths in the cache (0.1 s of a
-/// watcher's rebuild at 500,000 papers).
+/// another, rather than by looking up each of a million paths in the cache (in paired
+/// watcher's rebuilds at 500,000 papers, rendering took 100–126 ms against 159–160 ms).
 pub(super) struct OutputOrder {
     outputs: Vec<PlannedOutput>,
     fingerprints: Vec<Option<u64>>,
