@@ -385,6 +385,9 @@ struct LastPostings {
     flat: Arc<Vec<Numbered>>,
     /// Where each term number's postings start in `flat`, and where the last ends.
     starts: Vec<usize>,
+    /// Whether the build that is ending made them, until [`SearchMemo::finish_build`]
+    /// reads it: then they hold the terms of every document the memo keeps.
+    this_build: bool,
 }
 
 /// A document's distinct terms, each its term number and weight (see [`TermNumbers`]):
@@ -411,12 +414,8 @@ impl SearchMemo {
             .term_numbers
             .get_mut()
             .unwrap_or_else(|e| e.into_inner());
-        let mut used = vec![false; numbers.terms.len()];
-        for doc in self.search_terms.values() {
-            for term in doc.iter() {
-                used[term.number() as usize] = true;
-            }
-        }
+        let last = self.last.get_mut().unwrap_or_else(|e| e.into_inner());
+        let used = used_terms(numbers.terms.len(), last.as_mut(), &self.search_terms);
         let in_use = used.iter().filter(|&&u| u).count();
         if numbers.terms.len() - in_use <= in_use {
             return;
@@ -451,6 +450,35 @@ impl SearchMemo {
         let (flat, starts) = in_index_order(made, ids);
         (flat, starts, None)
     }
+}
+
+/// Which of `numbered` term numbers the documents `kept` holds have. Read from the
+/// `last` postings when the build that is ending made them, as they hold every one of
+/// its documents' terms (a term has postings exactly when a document has it): a look
+/// at each term rather than at each document's terms, which took a quarter of a second
+/// after every rebuild at 500,000 papers. Else read from the documents.
+fn used_terms(
+    numbered: usize,
+    last: Option<&mut LastPostings>,
+    kept: &Reuse<NumberedTerms>,
+) -> Vec<bool> {
+    let mut used = vec![false; numbered];
+    match last.filter(|last| last.this_build) {
+        Some(last) => {
+            last.this_build = false;
+            for (used, ends) in used.iter_mut().zip(last.starts.windows(2)) {
+                *used = ends[1] > ends[0];
+            }
+        }
+        None => {
+            for doc in kept.values() {
+                for term in doc.iter() {
+                    used[term.number() as usize] = true;
+                }
+            }
+        }
+    }
+    used
 }
 
 /// What search document `doc` (in the site's order: authors by slug, then papers by
@@ -827,6 +855,7 @@ impl SearchIndex {
                 terms,
                 flat,
                 starts,
+                this_build: true,
             });
         }
         index
@@ -2512,6 +2541,15 @@ mod tests {
             let (rebuilt, changed) =
                 index_outputs_patched(&files, &config, &mut KeptTerms::default(), &memo);
             patched.push(changed);
+            // The terms in use, read from the postings as a finishing build reads them,
+            // are those the kept documents have.
+            let numbered = memo.term_numbers.lock().unwrap().terms.len();
+            memo.search_terms.finish_build();
+            let from_documents = used_terms(numbered, None, &memo.search_terms);
+            let last = memo.last.get_mut().unwrap().as_mut();
+            assert!(last.as_ref().is_some_and(|last| last.this_build));
+            let from_postings = used_terms(numbered, last, &memo.search_terms);
+            assert_eq!(from_postings, from_documents, "site {change}");
             memo.finish_build();
             let fresh = SearchMemo::default();
             let anew = index_outputs(&files, &config, &mut KeptTerms::default(), &fresh);
