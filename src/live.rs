@@ -113,9 +113,7 @@ pub fn watch(
     while !stop.load(Ordering::Relaxed) {
         let changes = watcher.next_batch(Duration::from_millis(200));
         let Some(changes) = changes.filter(|c| !c.is_empty()) else {
-            if let Some(policy) = memo.freed_memory.as_mut() {
-                policy.when_quiet(Instant::now());
-            }
+            memo.when_quiet(Instant::now());
             continue;
         };
         // Files the watcher saw change are read again whatever their size and time say;

@@ -354,6 +354,50 @@ fn a_long_running_process_warms_up_on_an_unchanged_site_without_writing() {
     same_trees(&site.public(), &clean, &change).unwrap();
 }
 
+/// A long-running process writes its build cache once it has been quiet for a moment
+/// or when it ends, not after each build; a build that fails in between writes the
+/// cache it started from, so that the file never falls behind the last successful
+/// build: a one-off build then finds nothing to do.
+#[test]
+fn a_failed_build_of_a_long_running_process_writes_the_cache_it_started_from() {
+    let site = starting_site();
+    let cache_files = || -> Vec<PathBuf> {
+        (fs::read_dir(site.root().join(".profilegen"))
+            .into_iter()
+            .flatten()
+            .flatten())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cache"))
+        .collect()
+    };
+    let options = BuildOptions::new(site.root());
+    let mut memo = BuildMemo::long_running();
+    build_with(&options, &mut memo).expect("the first build");
+    assert!(cache_files().is_empty(), "not written yet");
+
+    // A file whose header miscounts its records: a warning, which fails a strict build.
+    let miscounted = records(2, 0b101).replacen("2 records", "3 records", 1);
+    site.file("content/records/f2.txt", miscounted);
+    let strict = BuildOptions {
+        strict: true,
+        ..BuildOptions::new(site.root())
+    };
+    assert!(
+        build_with(&strict, &mut memo).is_err(),
+        "a strict build fails"
+    );
+    assert_eq!(
+        cache_files().len(),
+        1,
+        "the cache it started from is written"
+    );
+
+    fs::remove_file(site.root().join("content/records/f2.txt")).unwrap();
+    let one_off = build_with(&options, &mut BuildMemo::default()).expect("a one-off build");
+    assert_eq!(one_off.write.written, 0, "the cache was the first build's");
+    assert!(one_off.write.unchanged > 10, "{:?}", one_off.write);
+}
+
 /// Each overridable template, fragments included, reaches every output that uses it in
 /// an incremental build: overriding it, then removing the override, gives what a clean
 /// build gives.

@@ -506,6 +506,22 @@ fn build_watch_reads_a_reported_file_that_kept_its_size_and_time() {
     assert!(site
         .output("authors/kept-stamp/index.html")
         .contains("First Kept Title"));
+    let cache_files = || -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        // None before the first save.
+        let mut files: Vec<_> = std::fs::read_dir(site.root().join(".profilegen"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".cache"))
+            .map(|e| (e.path(), std::fs::read(e.path()).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    // The first build's cache file, written once the watcher has been quiet for a
+    // moment.
+    assert!(eventually(WAIT, || !cache_files().is_empty()));
+    let first = cache_files();
 
     // Same size, same (old) time, other bytes: the watcher saw the write, so the
     // rebuild reads the file although its size and time say nothing changed.
@@ -516,20 +532,14 @@ fn build_watch_reads_a_reported_file_that_kept_its_size_and_time() {
         .output("authors/kept-stamp/index.html")
         .contains("Other Kept Title"));
 
-    // The cache a long-running build saves in the background is current: the next
-    // one-off build finds nothing to do and leaves the cache file as it is (a build
-    // that renders anything saves the cache again).
-    std::thread::sleep(Duration::from_millis(500));
+    // The cache a long-running build saves once it has been quiet for a moment is
+    // current: the next one-off build finds nothing to do and leaves the cache file as
+    // it is (a build that renders anything saves the cache again).
+    assert!(
+        eventually(WAIT, || cache_files() != first),
+        "the rebuild's cache is written while the watcher waits"
+    );
     drop(watch);
-    let cache_files = || -> Vec<(std::path::PathBuf, Vec<u8>)> {
-        let mut files: Vec<_> = std::fs::read_dir(site.root().join(".profilegen"))
-            .unwrap()
-            .flatten()
-            .map(|e| (e.path(), std::fs::read(e.path()).unwrap()))
-            .collect();
-        files.sort();
-        files
-    };
     let before = cache_files();
     let run = site.build();
     assert!(run.stderr.contains(" 0 files written"), "{}", run.stderr);

@@ -170,7 +170,7 @@ fn run_build(options: &BuildOptions, memo: &mut BuildMemo) -> Result<BuildReport
             unchanged: summary.files,
             ..WriteStats::default()
         };
-        memo.saved.cache = Some((previous.cache_path.clone(), Arc::clone(cache)));
+        previous.give_back(&mut memo.saved);
         memo.saved.order = order;
         let duration = started.elapsed();
         return Ok(BuildReport::new(
@@ -309,8 +309,8 @@ fn load(
     memo: &mut BuildMemo,
     earlier_records: Option<&KeptRecords>,
 ) -> Result<(SiteInput, Gathered, FindingPrevious), BuildFailure> {
-    let save_failure = memo.saved.wait();
-    let previous = PreviousBuild::start_finding(options, output, &memo.saved);
+    let mut previous = PreviousBuild::start_finding(options, output, &mut memo.saved);
+    let save_failures = std::mem::take(&mut previous.save_failures);
     // A site whose records an earlier build kept is a large one: the abstracts of the
     // files read now go to a store from the first, as those kept are out of memory.
     let large = earlier_records.is_some();
@@ -327,9 +327,11 @@ fn load(
         input.abstracts_store = Some(TextStore::in_dir(&text_store_dir(options)));
     }
     let mut gathered = Gathered(std::mem::take(&mut input.diagnostics));
-    gathered
-        .0
-        .extend(save_failure.map(|message| Diagnostic::warning(message, None)));
+    gathered.0.extend(
+        save_failures
+            .into_iter()
+            .map(|message| Diagnostic::warning(message, None)),
+    );
     if let Some(url) = &options.base_url {
         if !(url.starts_with("https://") || url.starts_with("http://")) {
             let d = Diagnostic::error(
@@ -902,7 +904,7 @@ impl Freeing {
 fn commit_and_save(
     (mut plan, made, freeing): (SitePlan, MadeParts, Freeing),
     writer: Option<OutputWriter>,
-    built: BuiltOutputs,
+    mut built: BuiltOutputs,
     mut gathered: Gathered,
     saved: &mut SavedCache,
 ) -> Result<(WriteStats, Vec<Diagnostic>), BuildFailure> {
@@ -922,9 +924,12 @@ fn commit_and_save(
             gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
         })?;
         let write = committed.stats;
+        // Saves that failed since the last build are reported with this one.
+        let failures = saved.wait().into_iter();
+        (gathered.0).extend(failures.map(|message| Diagnostic::warning(message, None)));
         let outputs;
         (outputs, without_entry) = updated_outputs(
-            built.previous.cache,
+            built.previous.cache.take(),
             &planned,
             &built.fingerprints,
             &built.kept,
@@ -939,7 +944,7 @@ fn commit_and_save(
             outputs,
             history,
         });
-        match saved.save(built.previous.cache_path, new_cache) {
+        match saved.save(built.previous.cache_path.clone(), new_cache) {
             Some(message) => gathered.0.push(Diagnostic::warning(message, None)),
             None => cache_saved = true,
         }

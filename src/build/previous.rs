@@ -9,13 +9,14 @@ use std::thread::JoinHandle;
 use rayon::prelude::*;
 
 use super::cache::{self, BuildCache, Loaded, OutputState};
-use super::memo::SavedCache;
+use super::memo::{write_cache, SavedCache};
 use super::BuildOptions;
 use crate::hash::ByPath;
 use crate::output::generations::current_generation;
 use crate::output::{FileState, OpenFolder, MANIFEST};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::PlannedOutput;
+use crate::threads::give_way_to_the_build;
 
 /// What the last successful build into this output folder left, as far as this build
 /// may rely on it.
@@ -37,6 +38,18 @@ pub(super) struct PreviousBuild {
     /// The outputs of the build that saved that cache, in order, when this process
     /// saved it and keeps them.
     pub order: Option<OutputOrder>,
+    /// Whether this process saved that cache and has not yet written it to its file: a
+    /// build that ends without saving its own (it failed) writes it when it lets it go.
+    unsaved: bool,
+}
+
+impl Drop for PreviousBuild {
+    fn drop(&mut self) {
+        if let Some(cache) = self.cache.as_ref().filter(|_| self.unsaved) {
+            // Nowhere to report a failure: the next build reads an older cache.
+            let _ = write_cache(&self.cache_path, cache);
+        }
+    }
 }
 
 /// The last build's cache being found: the memo's, or the one on disk, read on another
@@ -49,6 +62,9 @@ pub(super) struct FindingPrevious {
     reading: Option<JoinHandle<Option<Loaded>>>,
     /// Whether the output folder's manifest is there.
     manifest: bool,
+    /// Why this process's saves of the cache failed, found when the last cache had to
+    /// be written before the file was read.
+    pub save_failures: Vec<String>,
 }
 
 impl PreviousBuild {
@@ -57,14 +73,17 @@ impl PreviousBuild {
     pub fn start_finding(
         options: &BuildOptions,
         output: &Path,
-        saved: &SavedCache,
+        saved: &mut SavedCache,
     ) -> FindingPrevious {
         let cache_path = cache::cache_file(&options.root, output, options.in_generations());
         // The first build in generations makes the link, even of an unchanged site.
         let first_generation = options.generations && current_generation(output).is_none();
         let uses_cache = options.write && !options.force && !first_generation;
         let saved_here = uses_cache && saved.cache.as_ref().is_some_and(|(p, _)| *p == cache_path);
+        let mut save_failures = Vec::new();
         let reading = (options.write && !saved_here).then(|| {
+            // The file read holds the cache saved last.
+            save_failures = saved.flush();
             let path = cache_path.clone();
             std::thread::spawn(move || cache::load(&path))
         });
@@ -73,6 +92,7 @@ impl PreviousBuild {
             uses_cache,
             reading,
             manifest: output.join(MANIFEST).is_file(),
+            save_failures,
         }
     }
 }
@@ -85,12 +105,13 @@ impl FindingPrevious {
         // Taken in any case: an order must not outlive the cache it goes with.
         let order = saved.order.take();
         let saved_here = uses_cache
-            .then(|| saved.cache.take())
+            .then(|| saved.take())
             .flatten()
-            .filter(|(path, _)| *path == cache_path);
+            .filter(|(path, _, _)| *path == cache_path);
         let from_memo = saved_here.is_some();
+        let unsaved = saved_here.as_ref().is_some_and(|(_, _, unsaved)| *unsaved);
         let (cache, history_only, trusted) = match (saved_here, self.reading) {
-            (Some((_, cache)), _) => (Some(cache), None, self.manifest),
+            (Some((_, cache, _)), _) => (Some(cache), None, self.manifest),
             (None, None) => (None, None, false),
             // Without its manifest the output folder is not the one the cache describes
             // (emptied, or gone): its files are all to be made again, so only the slug
@@ -113,11 +134,21 @@ impl FindingPrevious {
             history_only,
             trusted,
             order: order.filter(|_| from_memo && trusted),
+            unsaved,
         }
     }
 }
 
 impl PreviousBuild {
+    /// Gives the cache this build started from back to `saved` as it was, for a build
+    /// that found the site unchanged.
+    pub fn give_back(&mut self, saved: &mut SavedCache) {
+        if let Some(cache) = self.cache.take() {
+            saved.put_back(self.cache_path.clone(), cache, self.unsaved);
+        }
+        self.unsaved = false;
+    }
+
     /// What the last build into this output folder knew of slugs (nothing, without one).
     pub fn history(&self) -> &SlugHistory {
         static NONE: SlugHistory = SlugHistory {
@@ -372,7 +403,11 @@ fn damaged_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
 }
 
 /// The threads that look at the output files, at the lowest priority
-/// ([`give_way_to_the_build`]). Looking at a file waits on the disk, not the
+/// ([`give_way_to_the_build`]): their result is needed only once rendering starts, and
+/// they yield the processor to linking, planning and indexing. Once the files are in
+/// the system's cache a look is the kernel's work, not the disk's; at 500,000 papers it
+/// took 2.3 s of the 6.1 s of processor time spent while the site was linked, and 1.15
+/// of 5.3 s at this priority (its 16 threads still weigh something). Looking at a file waits on the disk, not the
 /// processor: many at once keep the disk busy (a million files of a large site take
 /// seconds, not a minute, this way).
 fn look_pool() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
@@ -385,17 +420,6 @@ fn look_pool() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
 
 /// Threads that look at the output files at once.
 const STAT_THREADS: usize = 16;
-
-/// Gives the calling thread the lowest priority (nice 19, on Linux, where each thread
-/// has its own), so that the look at the output files yields the processor to linking,
-/// planning and indexing: its result is needed only once rendering starts. Once the
-/// files are in the system's cache a look is the kernel's work, not the disk's; at
-/// 500,000 papers it took 2.3 s of the 6.1 s of processor time spent while the site was
-/// linked, and 1.15 of 5.3 s at this priority (its 16 threads still weigh something).
-fn give_way_to_the_build() {
-    #[cfg(target_os = "linux")]
-    let _ = rustix::process::setpriority_process(None, 19);
-}
 
 /// Whether every output file the cache lists is still as the last build left it, and
 /// the output folder's manifest is there.
