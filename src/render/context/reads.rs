@@ -876,14 +876,40 @@ impl<'a> ListPage<'a> {
 
 /// Where each year starts in `list`: `(year, index of its first paper)`, in list order.
 fn year_starts(ix: &SiteIndex, list: &[PaperId]) -> Vec<(u16, usize)> {
-    let mut starts: Vec<(u16, usize)> = Vec::new();
-    for (i, &paper) in list.iter().enumerate() {
-        let year = ix.graph.papers[paper].year;
-        if starts.last().is_none_or(|&(y, _)| y != year) {
-            starts.push((year, i));
+    runs_of(list.len(), |i| ix.graph.papers[list[i]].year)
+}
+
+/// Where each run of equal values starts among `len` values (`value_at` each), with
+/// its value, for values whose equal ones are side by side (a list of papers newest
+/// first, by year). Each run's end is found by steps that double, then halve: a few
+/// dozen looks for each year rather than a walk of the whole list, which every page
+/// of a long paginated list repeats (at 500,000 papers a subject has hundreds).
+fn runs_of<T: PartialEq + Copy>(len: usize, value_at: impl Fn(usize) -> T) -> Vec<(T, usize)> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while start < len {
+        let value = value_at(start);
+        runs.push((value, start));
+        // `inside` holds `value`; `outside` (or the end) is the first known not to.
+        let (mut inside, mut step) = (start, 1);
+        let mut outside = loop {
+            match start.checked_add(step).filter(|&probe| probe < len) {
+                Some(probe) if value_at(probe) == value => inside = probe,
+                Some(probe) => break probe,
+                None => break len,
+            }
+            step *= 2;
+        };
+        while outside - inside > 1 {
+            let middle = inside + (outside - inside) / 2;
+            match value_at(middle) == value {
+                true => inside = middle,
+                false => outside = middle,
+            }
         }
+        start = outside;
     }
-    starts
+    runs
 }
 
 #[cfg(test)]
@@ -1666,5 +1692,37 @@ mod tests {
         });
         let reads = super::Reads::default();
         super::View::new(&plan.index, &reads).paper(0);
+    }
+
+    /// The runs of a list whose equal values are side by side, as a walk of the whole
+    /// list finds them: at its ends, one long, and runs of every length.
+    #[test]
+    fn runs_are_found_as_a_walk_of_the_list_finds_them() {
+        let walk = |values: &[u16]| {
+            let mut runs: Vec<(u16, usize)> = Vec::new();
+            for (i, &v) in values.iter().enumerate() {
+                if runs.last().is_none_or(|&(last, _)| last != v) {
+                    runs.push((v, i));
+                }
+            }
+            runs
+        };
+        let mut lists: Vec<Vec<u16>> = vec![vec![], vec![2020], vec![7; 1000]];
+        lists.push((0..100).rev().collect());
+        // Runs of 1, 2, ... 40 papers, years going down.
+        lists.push(
+            (1..=40u16)
+                .flat_map(|n| vec![3000 - n; usize::from(n)])
+                .collect(),
+        );
+        // One run of 1,000, then runs of 1 and 3 by turns, then one of 513.
+        let mut mixed = vec![2026; 1000];
+        mixed.extend((0..50u16).flat_map(|n| vec![2000 - n; 1 + 2 * usize::from(n % 2)]));
+        mixed.extend([1900; 513]);
+        lists.push(mixed);
+        for values in &lists {
+            let found = super::runs_of(values.len(), |i| values[i]);
+            assert_eq!(found, walk(values), "{} values", values.len());
+        }
     }
 }
