@@ -237,7 +237,8 @@ pub fn give_back_freed_memory() {
 /// The build cache as the last build saved it, and its saving.
 #[derive(Default)]
 pub struct SavedCache {
-    /// The cache with the file it was saved to: no need to read it back.
+    /// The cache saved last, with the file it goes to (written there at once, or later:
+    /// see [`SavedCache::in_background`]): no need to read it back.
     pub cache: Option<(PathBuf, Arc<BuildCache>)>,
     /// Save the build cache later, for long-running processes: once nothing has been
     /// rebuilt for [`QUIET_BEFORE_SAVING`] (see [`SavedCache::when_quiet`]), on another

@@ -407,9 +407,9 @@ fn damaged_outputs(output: &Path, cache: &BuildCache) -> HashSet<String> {
 /// they yield the processor to linking, planning and indexing. Once the files are in
 /// the system's cache a look is the kernel's work, not the disk's; at 500,000 papers it
 /// took 2.3 s of the 6.1 s of processor time spent while the site was linked, and 1.15
-/// of 5.3 s at this priority (its 16 threads still weigh something). Looking at a file waits on the disk, not the
-/// processor: many at once keep the disk busy (a million files of a large site take
-/// seconds, not a minute, this way).
+/// of 5.3 s at this priority (its 16 threads still weigh something). Looking at a file
+/// waits on the disk, not the processor: many at once keep the disk busy (a million
+/// files of a large site take seconds, not a minute, this way).
 fn look_pool() -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(STAT_THREADS)
