@@ -883,7 +883,7 @@ fn year_starts(ix: &SiteIndex, list: &[PaperId]) -> Vec<(u16, usize)> {
 /// its value, for values whose equal ones are side by side (a list of papers newest
 /// first, by year). Each run's end is found by steps that double, then halve: a few
 /// dozen looks for each year rather than a walk of the whole list, which every page
-/// of a long paginated list repeats (at 500,000 papers a subject has hundreds).
+/// of a long paginated list repeats (at 500,000 papers a year's list has 113 pages).
 fn runs_of<T: PartialEq + Copy>(len: usize, value_at: impl Fn(usize) -> T) -> Vec<(T, usize)> {
     let mut runs = Vec::new();
     let mut start = 0;
