@@ -924,7 +924,8 @@ fn commit_and_save(
             gathered.fail_because(err.to_string(), Diagnostic::error(err.to_string(), None))
         })?;
         let write = committed.stats;
-        // Saves that failed since the last build are reported with this one.
+        // Saves that failed since the last build are reported with this one. A save
+        // under way holds the cache taken below, which is then updated in place.
         let failures = saved.wait().into_iter();
         (gathered.0).extend(failures.map(|message| Diagnostic::warning(message, None)));
         let outputs;
