@@ -398,6 +398,44 @@ fn a_failed_build_of_a_long_running_process_writes_the_cache_it_started_from() {
     assert!(one_off.write.unchanged > 10, "{:?}", one_off.write);
 }
 
+/// A long-running process writes its cache once it is quiet, away from any build; a
+/// write that fails is a warning of the next build (once), and the next quiet spell
+/// writes the cache again.
+#[test]
+fn a_save_of_a_long_running_process_that_fails_is_a_warning_of_the_next_build() {
+    let site = starting_site();
+    let options = BuildOptions::new(site.root());
+    let cache_file =
+        profilegen::build::cache::cache_file(site.root(), &options.output_dir(), false);
+    let save_warnings = |report: &profilegen::build::BuildReport| -> Vec<String> {
+        (report.diagnostics.iter())
+            .map(|d| d.message.clone())
+            .filter(|m| m.contains("cannot save the build cache"))
+            .collect()
+    };
+    let mut memo = BuildMemo::long_running();
+    build_with(&options, &mut memo).expect("the first build");
+    // A folder, not empty, where the cache file goes: renaming the new file there fails.
+    fs::create_dir_all(cache_file.join("in the way")).unwrap();
+    memo.when_quiet(std::time::Instant::now() + Duration::from_secs(5));
+
+    site.file("content/records/f2.txt", records(2, 0b101));
+    let next = build_with(&options, &mut memo).expect("a build after the failed save");
+    let warnings = save_warnings(&next);
+    assert_eq!(warnings.len(), 1, "{:?}", next.diagnostics);
+    assert!(
+        warnings[0].contains(&cache_file.display().to_string()),
+        "{warnings:?}"
+    );
+
+    fs::remove_dir_all(&cache_file).unwrap();
+    memo.when_quiet(std::time::Instant::now() + Duration::from_secs(5));
+    fs::remove_file(site.root().join("content/records/f2.txt")).unwrap();
+    let after = build_with(&options, &mut memo).expect("a build after a good save");
+    assert!(save_warnings(&after).is_empty(), "reported once");
+    assert!(cache_file.is_file(), "the quiet spell wrote the cache");
+}
+
 /// Each overridable template, fragments included, reaches every output that uses it in
 /// an incremental build: overriding it, then removing the override, gives what a clean
 /// build gives.
