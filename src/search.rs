@@ -1552,9 +1552,10 @@ const PATCH_WHEN_ONE_IN: usize = 16;
 /// This build's postings, in index order (see [`in_index_order`]), made from the
 /// `last` build's: a document is unchanged when it has the same id, slug and terms
 /// (the memo's allocation). The postings of terms that no changed document has (before
-/// or now) are taken as they were; the others are the old ones without the changed
-/// documents' merged with the changed documents' new ones. `None` when the id spaces
-/// grew or shrank or too many documents changed: then they are all made again.
+/// or now) are taken as they were; in the others, the changed documents' old postings
+/// are cut out and their new ones put in, each found by bisection, and the runs
+/// between copied whole. `None` when too many documents changed, or the kept ones are
+/// not in the last build's order: then they are all made again.
 fn patch_postings(
     last: &LastPostings,
     ids: &[u32],
@@ -1571,7 +1572,7 @@ fn patch_postings(
         }
         place_of
     };
-    let (old_place_of, place_of) = rayon::join(|| places_of(&last.ids), || places_of(ids));
+    let old_place_of = places_of(&last.ids);
     let was = |place: usize| -> Option<usize> {
         let old = old_place_of[ids[place] as usize];
         let old = (old != u32::MAX).then_some(old as usize)?;
@@ -1589,36 +1590,35 @@ fn patch_postings(
     if (added.len() + removed.len()) * PATCH_WHEN_ONE_IN > ids.len().max(1) {
         return None;
     }
-    let mut gone = vec![false; id_end];
-    let mut changed_terms = Vec::new();
-    for &old in &removed {
-        gone[last.ids[old] as usize] = true;
-        changed_terms.extend(last.terms[old].iter().map(|t| t.number() as usize));
+    // Where each changed document's postings go among the last build's, which are in
+    // the order of the last build's places: a kept document keeps its place among the
+    // kept ones (the documents are in slug order, and a kept one has the same slug), so
+    // an added one goes just after the kept one before it. Slot `2q + 1` is the last
+    // build's place `q`, `2q + 2` just after it, and 0 before every place.
+    let mut after_kept = Vec::with_capacity(added.len());
+    let mut kept_before: Option<usize> = None;
+    for old in &kept {
+        match *old {
+            Some(old) if kept_before.is_some_and(|before| before >= old) => return None,
+            Some(old) => kept_before = Some(old),
+            None => after_kept.push(kept_before.map_or(0, |before| slot_of_old(before) + 1)),
+        }
     }
-    // The added documents' postings by term, each term's in index order.
-    let order = |p: &Numbered| (std::cmp::Reverse(p.weight()), place_of[p.number() as usize]);
-    let mut new_postings: Vec<(u32, Numbered)> = (added.iter())
-        .flat_map(|&place| {
-            let id = ids[place];
-            terms[place]
-                .iter()
-                .map(move |t| (t.number(), t.renumbered(id)))
-        })
-        .collect();
-    new_postings.sort_unstable_by_key(|(term, p)| (*term, order(p)));
-    changed_terms.extend(new_postings.iter().map(|(t, _)| *t as usize));
-    changed_terms.sort_unstable();
-    changed_terms.dedup();
+    let changes = ChangedPostings::of(last, &added, &removed, &after_kept, ids, terms);
     let old_terms = last.starts.len() - 1;
-    let term_count = (changed_terms.last()).map_or(old_terms, |&t| old_terms.max(t + 1));
+    let term_count = (changes.terms.last()).map_or(old_terms, |&t| old_terms.max(t + 1));
     // Where term `t`'s postings start in the last build's (its end, for terms it had not).
     let old_start = |t: usize| last.starts[t.min(old_terms)];
-    let mut flat = Vec::with_capacity(last.flat.len() + new_postings.len());
+    let key = |p: &Numbered| {
+        let place = old_place_of[p.number() as usize] as usize;
+        (std::cmp::Reverse(p.weight()), slot_of_old(place))
+    };
+    let mut flat = Vec::with_capacity(last.flat.len() + changes.added.len());
     let mut starts = Vec::with_capacity(term_count + 1);
     starts.push(0);
-    let mut new_postings = new_postings.as_slice();
+    let (mut added_postings, mut gone) = (changes.added.as_slice(), changes.gone.as_slice());
     let mut next = 0;
-    for &term in changed_terms.iter().chain([&term_count]) {
+    for &term in changes.terms.iter().chain([&term_count]) {
         // The terms before this one that did not change: one run of the last postings.
         let (from, to) = (old_start(next), old_start(term));
         let placed = flat.len();
@@ -1627,34 +1627,153 @@ fn patch_postings(
         if term == term_count {
             break;
         }
-        let now = new_postings.partition_point(|(t, _)| *t as usize == term);
-        let (this_term, rest) = new_postings.split_at(now);
-        new_postings = rest;
-        let old = last.flat[old_start(term)..old_start(term + 1)].iter();
-        let old = old.filter(|p| !gone[p.number() as usize]).copied();
-        merge_by(old, this_term.iter().map(|(_, p)| *p), order, &mut flat);
+        let this_added = take_term(&mut added_postings, term);
+        let this_gone = take_term(&mut gone, term);
+        // Each posting of the term by its index among the last build's, found by
+        // bisection: a few changes to lists that can hold every document.
+        let old = &last.flat[old_start(term)..old_start(term + 1)];
+        let index_of = |at: &PostingAt| old.partition_point(|p| key(p) < at.key());
+        let mut skip = Vec::with_capacity(this_gone.len());
+        for (_, at) in this_gone {
+            let index = index_of(at);
+            if old.get(index).is_none_or(|p| key(p) != at.key()) {
+                return None;
+            }
+            skip.push(index);
+        }
+        let insert = this_added.iter().map(|(_, at)| (index_of(at), at.posting));
+        splice_postings(old, &skip, insert, &mut flat);
         starts.push(flat.len());
         next = term + 1;
     }
     Some((flat, starts, added.len() + removed.len()))
 }
 
-/// Appends to `out` the items of `a` and `b`, each in the order `key` gives, merged in
-/// that order (those of `a` first among equals).
-fn merge_by<T: Copy, K: Ord>(
-    a: impl Iterator<Item = T>,
-    b: impl Iterator<Item = T>,
-    key: impl Fn(&T) -> K,
+/// The slot of the last build's place `old` among those a rebuild's changed postings
+/// go in (see [`patch_postings`]).
+fn slot_of_old(old: usize) -> u64 {
+    2 * old as u64 + 1
+}
+
+/// A posting of a changed document with where it goes in its term's list: its slot
+/// among the last build's places (see [`patch_postings`]), then its place in this
+/// build's order among documents in the same slot.
+#[derive(Clone, Copy)]
+struct PostingAt {
+    posting: Numbered,
+    slot: u64,
+    place: usize,
+}
+
+impl PostingAt {
+    /// What orders it among a term's postings (the weight first, heaviest first), as
+    /// the last build's postings are ordered by their slots.
+    fn key(&self) -> (std::cmp::Reverse<u32>, u64) {
+        (std::cmp::Reverse(self.posting.weight()), self.slot)
+    }
+}
+
+/// The postings a rebuild adds to and removes from the last build's, by term number.
+struct ChangedPostings {
+    /// The added documents' postings, by term, each term's in index order.
+    added: Vec<(u32, PostingAt)>,
+    /// The removed documents' postings as the last build had them, by term and key.
+    gone: Vec<(u32, PostingAt)>,
+    /// The terms of both, in order, each once.
+    terms: Vec<usize>,
+}
+
+impl ChangedPostings {
+    /// The postings of the documents at this build's places `added` (which go after the
+    /// last build's slots `after_kept`) and at the last build's places `removed`.
+    fn of(
+        last: &LastPostings,
+        added: &[usize],
+        removed: &[usize],
+        after_kept: &[u64],
+        ids: &[u32],
+        terms: &[Arc<NumberedTerms>],
+    ) -> ChangedPostings {
+        let order = |(term, at): &(u32, PostingAt)| (*term, at.key(), at.place);
+        let mut new: Vec<(u32, PostingAt)> = (added.iter().zip(after_kept))
+            .flat_map(|(&place, &slot)| {
+                terms[place].iter().map(move |t| {
+                    let posting = t.renumbered(ids[place]);
+                    (
+                        t.number(),
+                        PostingAt {
+                            posting,
+                            slot,
+                            place,
+                        },
+                    )
+                })
+            })
+            .collect();
+        new.sort_unstable_by_key(order);
+        let mut gone: Vec<(u32, PostingAt)> = (removed.iter())
+            .flat_map(|&old| {
+                last.terms[old].iter().map(move |t| {
+                    let posting = t.renumbered(last.ids[old]);
+                    let slot = slot_of_old(old);
+                    (
+                        t.number(),
+                        PostingAt {
+                            posting,
+                            slot,
+                            place: old,
+                        },
+                    )
+                })
+            })
+            .collect();
+        gone.sort_unstable_by_key(order);
+        let mut terms: Vec<usize> = (new.iter().chain(&gone))
+            .map(|(t, _)| *t as usize)
+            .collect();
+        terms.sort_unstable();
+        terms.dedup();
+        ChangedPostings {
+            added: new,
+            gone,
+            terms,
+        }
+    }
+}
+
+/// The postings of `term` at the start of `list` (by term), taken off it.
+fn take_term<'p>(list: &mut &'p [(u32, PostingAt)], term: usize) -> &'p [(u32, PostingAt)] {
+    let all = *list;
+    let (this, rest) = all.split_at(all.partition_point(|(t, _)| *t as usize == term));
+    *list = rest;
+    this
+}
+
+/// Appends to `out` the postings `old` without those at the indices `skip` (in
+/// order) and with each of `insert` put before the posting at its index (indices in
+/// order; those at the same index in their order): runs of the old list are copied
+/// whole, as a change touches few of a common term's postings.
+fn splice_postings<T: Copy>(
+    old: &[T],
+    skip: &[usize],
+    insert: impl Iterator<Item = (usize, T)>,
     out: &mut Vec<T>,
 ) {
-    let mut b = b.peekable();
-    for item in a {
-        while let Some(earlier) = b.next_if(|other| key(other) < key(&item)) {
-            out.push(earlier);
+    let mut skip = skip.iter().copied().peekable();
+    let mut from = 0;
+    let mut copy_up_to = |to: usize, out: &mut Vec<T>| {
+        while let Some(index) = skip.next_if(|&index| index < to) {
+            out.extend_from_slice(&old[from..index]);
+            from = index + 1;
         }
+        out.extend_from_slice(&old[from..to]);
+        from = to;
+    };
+    for (index, item) in insert {
+        copy_up_to(index, out);
         out.push(item);
     }
-    out.extend(b);
+    copy_up_to(old.len(), out);
 }
 
 /// Each term number that has postings, as its term and the range of its postings
@@ -2447,18 +2566,26 @@ mod tests {
     }
 
     #[test]
-    fn merging_keeps_the_order_and_puts_the_first_list_first_among_equals() {
-        let merged = |a: &[(u32, char)], b: &[(u32, char)]| {
+    fn splicing_skips_and_inserts_at_indices_and_copies_the_rest() {
+        let spliced = |skip: &[usize], insert: &[(usize, char)]| {
             let mut out = Vec::new();
-            merge_by(a.iter().copied(), b.iter().copied(), |x| x.0, &mut out);
-            out.into_iter().map(|x| x.1).collect::<String>()
+            splice_postings(
+                &['a', 'b', 'c', 'd'],
+                skip,
+                insert.iter().copied(),
+                &mut out,
+            );
+            out.into_iter().collect::<String>()
         };
-        let a = [(1, 'a'), (3, 'c'), (3, 'd'), (7, 'g')];
-        let b = [(0, 'Z'), (3, 'C'), (5, 'E'), (9, 'I'), (9, 'J')];
-        assert_eq!(merged(&a, &b), "ZacdCEgIJ");
-        assert_eq!(merged(&b, &a), "ZaCcdEgIJ");
-        assert_eq!(merged(&a, &[]), "acdg");
-        assert_eq!(merged(&[], &b), "ZCEIJ");
+        assert_eq!(spliced(&[], &[]), "abcd");
+        assert_eq!(spliced(&[0, 3], &[]), "bc");
+        assert_eq!(
+            spliced(&[], &[(0, 'Z'), (2, 'X'), (2, 'Y'), (4, 'E')]),
+            "ZabXYcdE"
+        );
+        // An item put before one that is skipped, at its index and at the next.
+        assert_eq!(spliced(&[1], &[(1, 'X'), (2, 'Y')]), "aXYcd");
+        assert_eq!(spliced(&[0, 1, 2, 3], &[(2, 'X')]), "X");
     }
 
     /// Pieces hashed through the buffer hash as the hasher fed each piece alone would,
