@@ -691,22 +691,25 @@ fn static_files<'i>(
     plan: &SitePlan,
     gathered: &mut Gathered,
 ) -> Vec<(&'i str, &'i [u8])> {
+    let site_files = input.static_files.iter();
+    let mut static_paths = HashSet::new();
+    let candidates: Vec<(&str, &[u8])> = site_files
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .chain(DEFAULT_STATIC.iter().copied())
+        .filter(|(path, _)| is_safe_relative_path(path) && static_paths.insert(*path))
+        .collect();
+    // The few static paths looked for among the outputs, rather than a set made of
+    // every output's: a set of a million paths at 500,000 papers, 0.19 s of processor
+    // time on one thread in every rebuild.
     let precompress = plan.index.config.precompress;
-    let generated: HashSet<&str> = (plan.outputs.iter())
+    let generated: HashSet<&str> = (plan.outputs.par_iter())
         .map(|p| precompress.served_path(&p.path))
+        .filter(|path| static_paths.contains(path))
         .collect();
     let generated =
         |path: &str| generated.contains(path) || crate::search::is_search_index_path(path);
     let mut files = Vec::new();
-    let mut static_paths = HashSet::new();
-    let site_files = input.static_files.iter();
-    for (path, bytes) in site_files
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .chain(DEFAULT_STATIC.iter().copied())
-    {
-        if !is_safe_relative_path(path) || !static_paths.insert(path) {
-            continue;
-        }
+    for (path, bytes) in candidates {
         if generated(path) {
             gathered.0.push(Diagnostic::warning(
                 format!(
