@@ -385,9 +385,21 @@ struct LastPostings {
     flat: Arc<Vec<Numbered>>,
     /// Where each term number's postings start in `flat`, and where the last ends.
     starts: Vec<usize>,
+    /// Each term number's [`entry_size`] (0 for a term without postings).
+    entry_sizes: Vec<usize>,
     /// Whether the build that is ending made them, until [`SearchMemo::finish_build`]
     /// reads it: then they hold the terms of every document the memo keeps.
     this_build: bool,
+}
+
+/// What a rebuild changed in the last build's postings it patched.
+struct Patched {
+    /// How many documents were added, changed or removed.
+    documents: usize,
+    /// The term numbers whose postings changed, in order.
+    terms: Vec<usize>,
+    /// The last build's [`LastPostings::entry_sizes`].
+    entry_sizes: Vec<usize>,
 }
 
 /// A document's distinct terms, each its term number and weight (see [`TermNumbers`]):
@@ -432,18 +444,18 @@ impl SearchMemo {
 
     /// This build's postings, in index order (see [`in_index_order`]), from each
     /// document's `terms`, `ids` and `slug_hashes` (in the site's order): the last
-    /// build's patched when few documents changed ([`patch_postings`]), with how many
-    /// did, or else made anew.
+    /// build's patched when few documents changed ([`patch_postings`]), with what
+    /// changed, or else made anew.
     fn postings_of(
         &self,
         terms: &[Arc<NumberedTerms>],
         ids: &[u32],
         slug_hashes: &[u64],
-    ) -> (Vec<Numbered>, Vec<usize>, Option<usize>) {
+    ) -> (Vec<Numbered>, Vec<usize>, Option<Patched>) {
         let last = lock(&self.last).take();
-        let patched = last.and_then(|last| patch_postings(&last, ids, slug_hashes, terms));
-        if let Some((flat, starts, changed)) = patched {
-            return (flat, starts, Some(changed));
+        let patched = last.and_then(|mut last| patch_postings(&mut last, ids, slug_hashes, terms));
+        if let Some((flat, starts, patched)) = patched {
+            return (flat, starts, Some(patched));
         }
         let all = |range: Range<usize>| terms[range].to_vec();
         let made = postings(terms.len(), all, BetweenPasses::AskAgain, None);
@@ -845,9 +857,11 @@ impl SearchIndex {
             (false, true) => TermsKept::Written,
             (false, false) => TermsKept::Nothing,
         };
-        let mut index =
-            SearchIndex::from_postings(ix, &doc_ids, (Arc::clone(&flat), &starts), &numbers);
-        index.patched = changed;
+        let carried = (changed.as_ref()).map(|p| (p.entry_sizes.as_slice(), p.terms.as_slice()));
+        let postings = (Arc::clone(&flat), starts.as_slice());
+        let (mut index, entry_sizes) =
+            SearchIndex::from_postings(ix, &doc_ids, postings, &numbers, carried);
+        index.patched = changed.map(|p| p.documents);
         if let Some((terms, slug_hashes)) = for_patch {
             *lock(&memo.last) = Some(LastPostings {
                 ids: doc_ids,
@@ -855,6 +869,7 @@ impl SearchIndex {
                 terms,
                 flat,
                 starts,
+                entry_sizes,
                 this_build: true,
             });
         }
@@ -863,29 +878,34 @@ impl SearchIndex {
 
     /// The index of `ix` from its postings by term number in `numbers`, in index order
     /// (see [`in_index_order`]), whose documents have the ids `doc_ids` (in the site's
-    /// order).
+    /// order); with each term number's [`entry_size`], those of terms not `carried`
+    /// over from the last build (its sizes, and the terms whose postings changed since)
+    /// found from the postings.
     fn from_postings(
         ix: &SiteIndex,
         doc_ids: &[u32],
         (flat, starts): (Arc<Vec<Numbered>>, &[usize]),
         numbers: &TermNumbers,
-    ) -> SearchIndex {
+        carried: Option<(&[usize], &[usize])>,
+    ) -> (SearchIndex, Vec<usize>) {
         let graph = ix.graph;
         let doc_count = doc_ids.len();
         let mut terms = term_ranges(starts, numbers);
         let common = (graph.papers.len() as f64 * COMMON_TERM_SHARE).max(50.0) as usize;
         // Abstract-only terms in too many papers are like stop words: left out.
-        terms.retain(|(_, range)| {
+        terms.retain(|(_, (_, range))| {
             range.len() <= common || flat[range.clone()].iter().any(|p| p.weight() > WEIGHT_TEXT)
         });
-        terms.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
+        terms.par_sort_unstable_by(|a, b| a.1 .0.cmp(b.1 .0));
+        let entry_sizes = entry_sizes(&flat, starts, numbers, carried);
+        let sizes: Vec<usize> = terms.iter().map(|(n, _)| entry_sizes[*n]).collect();
+        let terms: Vec<TermPostings> = terms.into_iter().map(|(_, term)| term).collect();
         let table = TermTable::new(&terms, flat);
         drop(terms);
 
         // Shards by first character, split by one more character while too big.
         let mut shards = Vec::new();
         let entries = table.entries();
-        let sizes: Vec<usize> = entries.par_iter().map(entry_size).collect();
         split_shards(&entries, &sizes, 0, 1, &mut shards);
         drop((entries, sizes));
         shards.sort_by(|a, b| a.0.cmp(&b.0));
@@ -899,13 +919,14 @@ impl SearchIndex {
             "stop": STOP_WORDS,
         }))
         .unwrap_or_default();
-        SearchIndex {
+        let index = SearchIndex {
             meta,
             terms: table,
             shards,
             by_id: by_id(doc_ids),
             patched: None,
-        }
+        };
+        (index, entry_sizes)
     }
 
     /// How many documents were added, changed or removed since the last build, when
@@ -1554,14 +1575,15 @@ const PATCH_WHEN_ONE_IN: usize = 16;
 /// (the memo's allocation). The postings of terms that no changed document has (before
 /// or now) are taken as they were; in the others, the changed documents' old postings
 /// are cut out and their new ones put in, each found by bisection, and the runs
-/// between copied whole. `None` when too many documents changed, or the kept ones are
-/// not in the last build's order: then they are all made again.
+/// between copied whole; with what changed (the last build's entry sizes taken from
+/// it). `None` when too many documents changed, or the kept ones are not in the last
+/// build's order: then they are all made again.
 fn patch_postings(
-    last: &LastPostings,
+    last: &mut LastPostings,
     ids: &[u32],
     slug_hashes: &[u64],
     terms: &[Arc<NumberedTerms>],
-) -> Option<(Vec<Numbered>, Vec<usize>, usize)> {
+) -> Option<(Vec<Numbered>, Vec<usize>, Patched)> {
     let id_end = (ids.iter().chain(&last.ids))
         .max()
         .map_or(0, |&id| id as usize + 1);
@@ -1646,7 +1668,12 @@ fn patch_postings(
         starts.push(flat.len());
         next = term + 1;
     }
-    Some((flat, starts, added.len() + removed.len()))
+    let patched = Patched {
+        documents: added.len() + removed.len(),
+        terms: changes.terms,
+        entry_sizes: std::mem::take(&mut last.entry_sizes),
+    };
+    Some((flat, starts, patched))
 }
 
 /// The slot of the last build's place `old` among those a rebuild's changed postings
@@ -1776,13 +1803,42 @@ fn splice_postings<T: Copy>(
     copy_up_to(old.len(), out);
 }
 
-/// Each term number that has postings, as its term and the range of its postings
-/// (see [`postings`]); in no particular order.
-fn term_ranges<'t>(starts: &[usize], numbers: &'t TermNumbers) -> Vec<TermPostings<'t>> {
+/// Each term number that has postings, with its term and the range of its postings
+/// (see [`postings`]); in number order.
+fn term_ranges<'t>(starts: &[usize], numbers: &'t TermNumbers) -> Vec<(usize, TermPostings<'t>)> {
     (0..starts.len() - 1)
         .filter(|&n| starts[n + 1] > starts[n])
-        .map(|n| (&*numbers.terms[n], starts[n]..starts[n + 1]))
+        .map(|n| (n, (&*numbers.terms[n], starts[n]..starts[n + 1])))
         .collect()
+}
+
+/// Each term number's [`entry_size`] (0 for a term without postings), from its
+/// postings (`flat`, ranges in `starts`); when `carried`, the last build's sizes for
+/// the terms whose postings did not change since: a rebuild changes a few terms' of
+/// every posting's.
+fn entry_sizes(
+    flat: &[Numbered],
+    starts: &[usize],
+    numbers: &TermNumbers,
+    carried: Option<(&[usize], &[usize])>,
+) -> Vec<usize> {
+    let term_count = starts.len() - 1;
+    let size_of = |n: usize| {
+        let postings = &flat[starts[n]..starts[n + 1]];
+        match postings {
+            [] => 0,
+            _ => entry_size(&(&*numbers.terms[n], postings)),
+        }
+    };
+    let Some((last, changed)) = carried else {
+        return (0..term_count).into_par_iter().map(size_of).collect();
+    };
+    let mut sizes = last.to_vec();
+    sizes.resize(term_count, 0);
+    for &n in changed.iter().filter(|&&n| n < term_count) {
+        sizes[n] = size_of(n);
+    }
+    sizes
 }
 
 /// A term with the range of its postings in a flat list of them (see [`postings`]).
@@ -2192,7 +2248,7 @@ mod tests {
         let terms = term_ranges(&starts, numbers);
         let mut found: Vec<(&str, Vec<(u32, u32)>)> = terms
             .into_iter()
-            .map(|(t, range)| {
+            .map(|(_, (t, range))| {
                 let list = flat[range].iter().map(|p| (p.number(), p.weight()));
                 (t, list.collect())
             })
@@ -2270,7 +2326,7 @@ mod tests {
         let numbers = numbers.lock().unwrap();
         let terms = term_ranges(starts, &numbers);
         let docs_of = |term: &str| -> Vec<u32> {
-            let (_, range) = terms.iter().find(|(t, _)| *t == term).unwrap();
+            let (_, (_, range)) = terms.iter().find(|(_, (t, _))| *t == term).unwrap();
             flat[range.clone()].iter().map(|p| p.number()).collect()
         };
         let with_terms = |d: &u32| d % 5 != 4;
@@ -2668,6 +2724,14 @@ mod tests {
             let (rebuilt, changed) =
                 index_outputs_patched(&files, &config, &mut KeptTerms::default(), &memo);
             patched.push(changed);
+            // The entries' sizes, which split the shards, as found from all the postings.
+            {
+                let numbers = memo.term_numbers.lock().unwrap();
+                let last = memo.last.lock().unwrap();
+                let last = last.as_ref().unwrap();
+                let all_found = entry_sizes(&last.flat, &last.starts, &numbers, None);
+                assert_eq!(last.entry_sizes, all_found, "site {change}");
+            }
             // The terms in use, read from the postings as a finishing build reads them,
             // are those the kept documents have.
             let numbered = memo.term_numbers.lock().unwrap().terms.len();
