@@ -1577,7 +1577,8 @@ const PATCH_WHEN_ONE_IN: usize = 16;
 /// are cut out and their new ones put in, each found by bisection, and the runs
 /// between copied whole; with what changed (the last build's entry sizes taken from
 /// it). `None` when too many documents changed, or the kept ones are not in the last
-/// build's order: then they are all made again.
+/// build's order, or a removed document's posting is not where its key says: then
+/// they are all made again.
 fn patch_postings(
     last: &mut LastPostings,
     ids: &[u32],
