@@ -1723,39 +1723,36 @@ impl ChangedPostings {
         terms: &[Arc<NumberedTerms>],
     ) -> ChangedPostings {
         let order = |(term, at): &(u32, PostingAt)| (*term, at.key(), at.place);
-        let mut new: Vec<(u32, PostingAt)> = (added.iter().zip(after_kept))
-            .flat_map(|(&place, &slot)| {
-                terms[place].iter().map(move |t| {
-                    let posting = t.renumbered(ids[place]);
-                    (
-                        t.number(),
-                        PostingAt {
-                            posting,
-                            slot,
-                            place,
-                        },
-                    )
+        // Each posting of a document's terms, by term, with where it goes.
+        let postings_at = |docs: Vec<(&NumberedTerms, u32, u64, usize)>| {
+            let mut all: Vec<(u32, PostingAt)> = (docs.into_iter())
+                .flat_map(|(doc_terms, id, slot, place)| {
+                    doc_terms.iter().map(move |t| {
+                        let posting = t.renumbered(id);
+                        (
+                            t.number(),
+                            PostingAt {
+                                posting,
+                                slot,
+                                place,
+                            },
+                        )
+                    })
                 })
-            })
-            .collect();
-        new.sort_unstable_by_key(order);
-        let mut gone: Vec<(u32, PostingAt)> = (removed.iter())
-            .flat_map(|&old| {
-                last.terms[old].iter().map(move |t| {
-                    let posting = t.renumbered(last.ids[old]);
-                    let slot = slot_of_old(old);
-                    (
-                        t.number(),
-                        PostingAt {
-                            posting,
-                            slot,
-                            place: old,
-                        },
-                    )
-                })
-            })
-            .collect();
-        gone.sort_unstable_by_key(order);
+                .collect();
+            all.sort_unstable_by_key(order);
+            all
+        };
+        let new = postings_at(
+            (added.iter().zip(after_kept))
+                .map(|(&place, &slot)| (&*terms[place], ids[place], slot, place))
+                .collect(),
+        );
+        let gone = postings_at(
+            (removed.iter())
+                .map(|&old| (&*last.terms[old], last.ids[old], slot_of_old(old), old))
+                .collect(),
+        );
         let mut terms: Vec<usize> = (new.iter().chain(&gone))
             .map(|(t, _)| *t as usize)
             .collect();
@@ -1815,8 +1812,8 @@ fn term_ranges<'t>(starts: &[usize], numbers: &'t TermNumbers) -> Vec<(usize, Te
 
 /// Each term number's [`entry_size`] (0 for a term without postings), from its
 /// postings (`flat`, ranges in `starts`); when `carried`, the last build's sizes for
-/// the terms whose postings did not change since: a rebuild changes a few terms' of
-/// every posting's.
+/// the terms whose postings did not change since, as a rebuild changes the postings
+/// of a few terms and finding a size reads every posting of the term.
 fn entry_sizes(
     flat: &[Numbered],
     starts: &[usize],
