@@ -55,7 +55,7 @@ pub struct BuildArgs {
     /// Site root: the folder with profilegen.yaml and content/.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
-    /// Output folder [default: <root>/public].
+    /// Output folder [default: public/ in the --root folder].
     #[arg(long)]
     pub output: Option<PathBuf>,
     /// Absolute URL the site is published at; overrides base_url in profilegen.yaml.

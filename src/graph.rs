@@ -135,7 +135,7 @@ impl Paper {
 /// and occurrences, never its slug or its authors' ids (and for its identity, the
 /// history of slugs the build read). Each is found the first time it is asked for and
 /// kept with the paper. A long-running process takes a paper whose copies are the same
-/// records from its previous build ([`KeptPapers`]), with only its slug and authors set
+/// records from its previous build (`KeptPapers`), with only its slug and authors set
 /// again, so it finds each of these once, not in every rebuild. Those fields are not
 /// changed after linking, which is what makes keeping them right.
 #[derive(Debug, Clone, Default)]
@@ -446,7 +446,7 @@ struct KeptPapers {
     /// The number of the link that made them ([`PaperLineage::link`]).
     link: u64,
     /// The authors of the same build, whose lists the next build takes for each author
-    /// the change did not touch ([`TakenLists`]).
+    /// the change did not touch (`TakenLists`).
     authors: Vec<Author>,
     /// How the same build grouped the records into papers ([`group_papers`]).
     groups: KeptGroups,
@@ -526,7 +526,7 @@ impl LinkMemo {
     }
 
     /// How many authors' sorted papers and co-authors the last link took from the
-    /// previous build rather than finding them ([`TakenLists`]).
+    /// previous build rather than finding them (`TakenLists`).
     pub fn author_lists_taken(&self) -> usize {
         self.lists_taken.load(Relaxed)
     }
@@ -548,7 +548,7 @@ impl LinkMemo {
     }
 
     /// Keeps `graph`'s papers for the next build, which takes again those whose copies
-    /// are the same records ([`KeptPapers`]), rather than assembling them. Does nothing
+    /// are the same records (`KeptPapers`), rather than assembling them. Does nothing
     /// unless the memo keeps papers and [`LinkMemo::hold_files`] was given the files the
     /// graph was linked from.
     pub fn keep_papers(&self, graph: &mut SiteGraph) {
@@ -887,7 +887,7 @@ fn reusable_papers(
 }
 
 /// A paper taken from the previous build, with this build's `slug` and its authors'
-/// ids, which are all that can differ for the same copies ([`KeptPapers`]).
+/// ids, which are all that can differ for the same copies (`KeptPapers`).
 fn reassign(mut paper: Paper, slug: String, group: &PaperGroup, file_author: &[AuthorId]) -> Paper {
     paper.slug = slug;
     paper.authors.clear();
@@ -1384,7 +1384,7 @@ fn coauthors_of(
 }
 
 /// The previous build's authors, and where its papers and authors are in this build,
-/// for those that are the same: a paper taken from it ([`KeptPapers`]) with the same
+/// for those that are the same: a paper taken from it (`KeptPapers`) with the same
 /// slug; an author with the same slug, identity key and files.
 ///
 /// An author who is the same, all of whose previous papers are the same and as many as

@@ -749,7 +749,7 @@ const TEMP_SUFFIX: &str = ".profilegen-tmp";
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60 * 60);
 
 /// Removes the temporary files of [`AtomicFile`]s in `dir` (`.<name>.<random>` and
-/// [`TEMP_SUFFIX`]) that have not changed for [`STALE_TEMP_AGE`] at `now`: what a
+/// `TEMP_SUFFIX`) that have not changed for [`STALE_TEMP_AGE`] at `now`: what a
 /// process killed (or a machine stopped) while it wrote a file there left behind. Other
 /// files, and ones that cannot be looked at, are left alone. Returns how many went.
 pub fn remove_stale_temp_files(dir: &Path, now: SystemTime) -> usize {

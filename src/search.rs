@@ -132,8 +132,8 @@ pub struct SearchIndex {
 /// memo: a document whose fields are the same
 /// (by the memo's key) takes its terms from there instead of reading and splitting its
 /// texts again. The file ([`KeptFile`]) has a blob for each document, its terms' numbers
-/// and weights (four bytes a term, as [`Numbered`]), and one, under
-/// [`term_table_key`], with the term of each number ([`TermNumbers::table`]).
+/// and weights (four bytes a term, as `Numbered`), and one, under
+/// `term_table_key`, with the term of each number (`TermNumbers::table`).
 #[derive(Default)]
 pub struct KeptTerms<'k> {
     /// The file an earlier build kept, if there is one this build may read.
@@ -207,7 +207,7 @@ pub(crate) fn document_words(ix: &SiteIndex, document: Document) -> KeptWords {
     words.collect()
 }
 
-/// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
+/// Rank in the two low bits of a `Numbered` -> weight (0 only in tests).
 const WEIGHTS: [u32; 4] = [0, WEIGHT_TEXT, WEIGHT_SUBJECT, WEIGHT_TITLE];
 
 /// A number (of a term, or of a document) and a weight, in four bytes: the number in
@@ -508,7 +508,7 @@ struct DocSource<'a> {
 }
 
 /// What the search documents read, by hash, as the caller has hashed the entities
-/// their fields ([`DocSource`]) and terms (`make_doc_terms`) are read from: an index
+/// their fields (`DocSource`) and terms (`make_doc_terms`) are read from: an index
 /// file of documents is fingerprinted with these, and a document's terms are kept
 /// under them (`terms_key`), rather than by hashing every document's fields again at
 /// each build.
@@ -1224,7 +1224,7 @@ impl TermNumbers {
         table
     }
 
-    /// The terms of a [`TermNumbers::table`], numbered as they were; `None` if the
+    /// The terms of a `TermNumbers::table`, numbered as they were; `None` if the
     /// bytes are not such a table (cut short, not UTF-8, or a term twice).
     fn from_table(mut table: &[u8]) -> Option<TermNumbers> {
         let mut numbers = TermNumbers::default();

@@ -191,7 +191,7 @@ impl Taken<'_> {
 /// The indices of `keys` in the order of the keys (equal keys in index order), sorted
 /// on every thread.
 ///
-/// Each index is sorted with the first 16 bytes of its key as a number ([`prefix`]),
+/// Each index is sorted with the first 16 bytes of its key as a number (`prefix`),
 /// which orders keys as their bytes do: most comparisons are of numbers held in the
 /// list, and only keys with the same start are read. (Sorting slugs and citation keys
 /// of 500,000 papers and 200,000 authors took about a second of each rebuild.)

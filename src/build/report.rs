@@ -103,7 +103,7 @@ pub const REDIRECTS_LISTED: usize = 10;
 
 impl BuildReport {
     /// The redirects, one line each (`  /authors/old/ -> /authors/new/`), at most
-    /// [`REDIRECTS_LISTED`] and then how many more `_redirects` lists.
+    /// `REDIRECTS_LISTED` and then how many more `_redirects` lists.
     pub fn redirect_lines(&self) -> Vec<String> {
         let mut lines: Vec<String> = self
             .redirects

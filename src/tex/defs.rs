@@ -96,7 +96,7 @@ impl Definitions {
     ///
     /// # Errors
     /// The first thing that is not a definition of those forms, or a definition past
-    /// [`MAX_SITE_DEFINITIONS`].
+    /// `MAX_SITE_DEFINITIONS`.
     pub fn from_preamble(src: &str) -> Result<Definitions, PreambleError> {
         let mut definitions = Definitions::new();
         let mut pos = 0;
