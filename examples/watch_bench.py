@@ -3,6 +3,7 @@
 one new record file arrives, as the long-running harvester set-up sees it.
 
     python3 examples/watch_bench.py [SITE_DIR] [--runs N] [--output DIR] [--bin PATH] [--log FILE]
+                                    [--new-file PATH]
 
 SITE_DIR defaults to target/bench (made by `bash examples/bench.sh`; it holds the
 10,000-paper corpus and `new_author.txt`). The output goes to a fresh folder on tmpfs
@@ -16,7 +17,9 @@ Reports the build time profilegen logs for each regeneration (from reading the s
 to the last file written), for the file added and removed, and the wall time from the
 copy to the log line (which adds the watcher's debounce and settle time). `--log` writes
 everything the watcher printed to FILE (with `PROFILEGEN_TIMINGS=1` in the environment,
-each rebuild's stages and their processor time).
+each rebuild's stages and their processor time). `--new-file PATH` adds and removes that
+record file instead (for instance `new_author.txt` with its author renamed, to see whether
+where the new author sorts, and so how many ids move, changes the rebuild).
 """
 
 import argparse
@@ -42,8 +45,13 @@ def main() -> int:
     parser.add_argument("--output", help="build into this folder as it is, and keep it")
     parser.add_argument("--bin", help="the profilegen binary to run")
     parser.add_argument("--log", help="write everything the watcher printed to this file")
+    parser.add_argument(
+        "--new-file", help="the record file to add and remove, instead of the site's new_author.txt"
+    )
     args = parser.parse_args()
     site, new_file = site_and_new_file(args.site)
+    if args.new_file:
+        new_file = Path(args.new_file).resolve()
     if args.bin:
         binary = Path(args.bin).resolve()
     else:
