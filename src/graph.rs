@@ -1124,25 +1124,46 @@ fn regroup<'r>(
         records.extend((0..files[f].records.len()).map(|record| (f, record)));
     }
     records.sort_unstable();
-    let mut groups: Vec<(PaperGroup, Option<usize>)> = (kept.par_iter())
+    let first_copy = |(g, _): &(PaperGroup, Option<usize>)| g.copies[0];
+    // The kept groups come in the order of their first copies: the files keep their
+    // order (by path), and no kept group lost a copy. The few made again are merged in
+    // (sorting all of them took 0.08 s of processor time a rebuild at 500,000 papers).
+    let mut kept: Vec<(PaperGroup, Option<usize>)> = (kept.par_iter())
         .map(|&g| {
             let copies: Vec<Copy> = previous.copies(g).iter().filter_map(moved).collect();
             (group_of(copies, files), Some(g))
         })
         .collect();
-    groups.extend(
-        group_records(&records, files)
-            .into_iter()
-            .map(|g| (g, None)),
-    );
-    groups.par_sort_unstable_by_key(|(g, _)| (g.copies[0].file, g.copies[0].record));
-    let (groups, kept_from) = groups.into_iter().unzip();
+    if !kept.is_sorted_by_key(first_copy) {
+        kept.par_sort_unstable_by_key(first_copy);
+    }
+    let mut made: Vec<(PaperGroup, Option<usize>)> = (group_records(&records, files))
+        .into_iter()
+        .map(|g| (g, None))
+        .collect();
+    made.sort_unstable_by_key(first_copy);
+    let (groups, kept_from) = merge_sorted(kept, made, first_copy).into_iter().unzip();
     Some(Regrouped {
         groups,
         kept_from,
         made_again: to_regroup,
         touched: touched.len(),
     })
+}
+
+/// `a` and `b`, each in the order of `key`, merged in that order (of equal keys, `b`'s
+/// first).
+fn merge_sorted<T, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let mut b = b.into_iter().peekable();
+    for item in a {
+        while let Some(before) = b.next_if(|next| key(next) <= key(&item)) {
+            merged.push(before);
+        }
+        merged.push(item);
+    }
+    merged.extend(b);
+    merged
 }
 
 /// The group of `copies` (in file order, of one title key and year) as
@@ -2329,6 +2350,22 @@ mod tests {
         let linked = link_keeping(&files, &memo);
         assert_same_graph(&linked, &link(&files));
         assert_eq!(memo.author_lists_taken(), 2, "Aaron's and Di's");
+    }
+
+    proptest::proptest! {
+        /// Two lists in order merge into the list of both in order.
+        #[test]
+        fn two_sorted_lists_merge_into_one_sorted_list(
+            a in proptest::collection::vec(0u8..20, 0..30),
+            b in proptest::collection::vec(0u8..20, 0..30),
+        ) {
+            let (mut a, mut b) = (a, b);
+            a.sort_unstable();
+            b.sort_unstable();
+            let mut both = [a.clone(), b.clone()].concat();
+            both.sort_unstable();
+            proptest::prop_assert_eq!(merge_sorted(a, b, |&x| x), both);
+        }
     }
 
     #[test]
