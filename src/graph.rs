@@ -449,7 +449,7 @@ struct KeptPapers {
     /// The number of the link that made them ([`PaperLineage::link`]).
     link: u64,
     /// The authors of the same build, whose lists the next build takes for each author
-    /// the change did not touch (`TakenLists`).
+    /// the change did not touch ([`TakenLists`]).
     authors: Vec<Author>,
     /// How the same build grouped the records into papers ([`group_papers`]).
     groups: KeptGroups,
@@ -594,7 +594,11 @@ impl LinkMemo {
     /// previous build of the paper with the same copies, if any), taken out of the memo,
     /// each with that place, but those whose copies disagreed; the rest of the memo's
     /// papers are dropped. Also the previous build's authors, and how many papers it had.
+    /// Nothing when the memo keeps no papers.
     fn take_papers(&self, places: &[Option<usize>]) -> TakenPapers {
+        if !self.keeps_papers {
+            return TakenPapers::default();
+        }
         let mut kept = std::mem::take(&mut *lock(&self.kept));
         let authors = std::mem::take(&mut kept.authors);
         let previous_papers = kept.papers.len();
@@ -681,7 +685,7 @@ pub fn link_with<F: std::borrow::Borrow<RecordFile> + Sync>(
         || {
             find_title_keys(&files);
             let (groups, places) = group_papers_with(&files, memo);
-            let taken = reusable_papers(&places, memo);
+            let taken = memo.take_papers(&places);
             let slugs = paper_slugs(&files, &groups, &taken.papers);
             (groups, taken, slugs)
         },
@@ -821,7 +825,7 @@ impl PaperAssembly<'_, '_> {
                     .collect()
             }
         };
-        let mut reusable = vec![self.memo.keeps_papers; assembled.len()];
+        let mut reusable = vec![true; assembled.len()];
         let mut done = AssembledPapers {
             papers: Vec::with_capacity(assembled.len()),
             merge_notes: Vec::new(),
@@ -888,15 +892,6 @@ impl PaperAssembly<'_, '_> {
     }
 }
 
-/// The previous build's paper at each group's place in it (`places`, from
-/// [`group_papers_with`]), in group order; none when the memo keeps no papers.
-fn reusable_papers(places: &[Option<usize>], memo: &LinkMemo) -> TakenPapers {
-    if !memo.keeps_papers {
-        return TakenPapers::default();
-    }
-    memo.take_papers(places)
-}
-
 /// Each group's place among the papers, from the group of each paper (`paper_order`).
 fn places_of_groups(paper_order: &[usize]) -> Vec<usize> {
     let mut places = vec![0; paper_order.len()];
@@ -907,7 +902,7 @@ fn places_of_groups(paper_order: &[usize]) -> Vec<usize> {
 }
 
 /// A paper taken from the previous build, with this build's `slug` and its authors'
-/// ids, which are all that can differ for the same copies (`KeptPapers`).
+/// ids, which are all that can differ for the same copies ([`KeptPapers`]).
 fn reassign(mut paper: Paper, slug: String, group: &PaperGroup, file_author: &[AuthorId]) -> Paper {
     paper.slug = slug;
     paper.authors.clear();
@@ -1476,7 +1471,7 @@ fn coauthors_of(
 }
 
 /// The previous build's authors, and where its papers and authors are in this build,
-/// for those that are the same: a paper taken from it (`KeptPapers`) with the same
+/// for those that are the same: a paper taken from it ([`KeptPapers`]) with the same
 /// slug; an author with the same slug, identity key and files.
 ///
 /// An author who is the same, all of whose previous papers are the same and as many as

@@ -207,7 +207,7 @@ pub(crate) fn document_words(ix: &SiteIndex, document: Document) -> KeptWords {
     words.collect()
 }
 
-/// Rank in the two low bits of a `Numbered` -> weight (0 only in tests).
+/// Rank in the two low bits of a [`Numbered`] -> weight (0 only in tests).
 const WEIGHTS: [u32; 4] = [0, WEIGHT_TEXT, WEIGHT_SUBJECT, WEIGHT_TITLE];
 
 /// A number (of a term, or of a document) and a weight, in four bytes: the number in
@@ -1224,7 +1224,7 @@ impl TermNumbers {
         table
     }
 
-    /// The terms of a `TermNumbers::table`, numbered as they were; `None` if the
+    /// The terms of a [`TermNumbers::table`], numbered as they were; `None` if the
     /// bytes are not such a table (cut short, not UTF-8, or a term twice).
     fn from_table(mut table: &[u8]) -> Option<TermNumbers> {
         let mut numbers = TermNumbers::default();
