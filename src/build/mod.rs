@@ -37,7 +37,7 @@ use crate::plan::{
     plan_site, search_outputs, OutputKind, PlanInput, PlanMemo, PlannedOutput, SitePlan,
 };
 use crate::records::TextPool;
-use crate::render::context::{MadeParts, OutputMaker};
+use crate::render::context::{Fingerprinted, MadeParts, OutputMaker};
 use crate::render::{Renderer, DEFAULT_STATIC};
 use crate::search::{KeptTerms, TermsKept};
 use crate::sources::kept::{self, KeptRecords, KEPT_RECORDS_FILE};
@@ -770,7 +770,7 @@ struct Rendering<'r> {
 
 /// Each output's fingerprint and whether it was kept, the search index's outputs, and
 /// what was made for the outputs (to be freed later).
-type Rendered = (Vec<u64>, Vec<bool>, Vec<PlannedOutput>, MadeParts);
+type Rendered = (Vec<Fingerprinted>, Vec<bool>, Vec<PlannedOutput>, MadeParts);
 
 impl Rendering<'_> {
     /// Renders and stages every output that is not kept as it is: first the search
@@ -787,7 +787,7 @@ impl Rendering<'_> {
     ) -> Result<Rendered, Diagnostic> {
         let mut maker = OutputMaker::new(&plan.index, &self.memo.render);
         maker.hash_entities();
-        let (search, plan_fingerprints) = rayon::join(
+        let (search, (plan_last, plan_fingerprints)) = rayon::join(
             || maker.prepare_search(&self.memo.search, kept_terms),
             || self.fingerprints(&plan.outputs, &maker),
         );
@@ -796,9 +796,9 @@ impl Rendering<'_> {
             Some(changed) => format!("search index ({changed} documents patched in)"),
             None => "search index".to_string(),
         };
-        let search_fingerprints = self.fingerprints(&search_outputs, &maker);
+        let (search_last, search_fingerprints) = self.fingerprints(&search_outputs, &maker);
         let (search_kept, rendered) = self.render_range(
-            (&search_outputs, &search_fingerprints),
+            (&search_outputs, &search_fingerprints, &search_last),
             &maker,
             &ProgressBar::hidden(),
             0,
@@ -812,7 +812,7 @@ impl Rendering<'_> {
         }
         timings.mark(&search_stage);
         let progress = progress_bar(self.progress, plan.outputs.len() as u64);
-        let outputs = (&plan.outputs[..], &plan_fingerprints[..]);
+        let outputs = (&plan.outputs[..], &plan_fingerprints[..], &plan_last[..]);
         let (mut kept, rendered) = self.render_range(outputs, &maker, &progress, self.statics);
         rendered?;
         timings.mark("render");
@@ -822,26 +822,36 @@ impl Rendering<'_> {
         Ok((fingerprints, kept, search_outputs, maker.finish()))
     }
 
-    /// The fingerprint of each of `outputs`.
-    fn fingerprints(&self, outputs: &[PlannedOutput], maker: &OutputMaker) -> Vec<u64> {
+    /// What the last build recorded for each of `outputs` ([`KeptOutputs::last`]), and
+    /// each one's fingerprint, found by that when it can be.
+    fn fingerprints(
+        &self,
+        outputs: &[PlannedOutput],
+        maker: &OutputMaker,
+    ) -> (Vec<Option<Fingerprinted>>, Vec<Fingerprinted>) {
         let templates = self.renderer.template_hashes();
-        outputs
-            .par_iter()
-            .map(|o| maker.fingerprint(&o.path, &o.kind, &templates))
-            .collect()
+        let last = self.kept.last(outputs, self.writer.is_some());
+        let fingerprints = (outputs.par_iter().zip(&last))
+            .map(|(o, &last)| maker.fingerprint_after(&o.path, &o.kind, &templates, last))
+            .collect();
+        (last, fingerprints)
     }
 
-    /// Renders and stages those of `outputs` (with their `fingerprints`) that are not
-    /// kept; whether each was kept. The writer makes room for those and for
-    /// `staged_after` more files.
+    /// Renders and stages those of `outputs` (with their `fingerprints` and what the
+    /// last build recorded for them) that are not kept; whether each was kept. The
+    /// writer makes room for those and for `staged_after` more files.
     fn render_range(
         &self,
-        (outputs, fingerprints): (&[PlannedOutput], &[u64]),
+        (outputs, fingerprints, last): (
+            &[PlannedOutput],
+            &[Fingerprinted],
+            &[Option<Fingerprinted>],
+        ),
         maker: &OutputMaker,
         progress: &ProgressBar,
         staged_after: usize,
     ) -> (Vec<bool>, Result<(), Diagnostic>) {
-        let kept = self.kept.mark(outputs, fingerprints, self.writer.is_some());
+        let kept = self.kept.mark(outputs, fingerprints, last);
         if let Some(writer) = self.writer {
             writer.expect_files(kept.iter().filter(|&&k| !k).count() + staged_after);
         }
@@ -858,7 +868,7 @@ impl Rendering<'_> {
 /// What the cache of a finished build records, besides the outputs' file states.
 struct BuiltOutputs {
     previous: PreviousBuild,
-    fingerprints: Vec<u64>,
+    fingerprints: Vec<Fingerprinted>,
     kept: Vec<bool>,
     summary: cache::CachedSummary,
 }

@@ -16,6 +16,7 @@ use crate::output::generations::current_generation;
 use crate::output::{FileState, OpenFolder, MANIFEST};
 use crate::plan::redirects::SlugHistory;
 use crate::plan::PlannedOutput;
+use crate::render::context::Fingerprinted;
 use crate::threads::give_way_to_the_build;
 
 /// What the last successful build into this output folder left, as far as this build
@@ -215,14 +216,16 @@ impl OutputCheck {
 }
 
 /// The outputs of the build that saved a cache, in the order it planned them, each with
-/// the fingerprint the cache holds for it (none when the cache has no entry: its file
-/// was not written). A rebuild's outputs come in nearly the same order, so walking both
-/// lists side by side finds each output's last fingerprint by comparing paths one after
-/// another, rather than by looking up each of a million paths in the cache (in paired
-/// watcher's rebuilds at 500,000 papers, rendering took 100–126 ms against 159–160 ms).
+/// the fingerprint the cache holds for it and its digest (none when the cache has no
+/// entry: its file was not written). A rebuild's outputs come in nearly the same order,
+/// so walking both lists side by side finds each output's last fingerprint by comparing
+/// paths one after another, rather than by looking up each of a million paths in the
+/// cache (in paired watcher's rebuilds at 500,000 papers, rendering took 100–126 ms
+/// against 159–160 ms); and a paper page's digest, which finds its fingerprint again
+/// when it did not change ([`crate::render::context::OutputMaker::fingerprint_after`]).
 pub(super) struct OutputOrder {
     outputs: Vec<PlannedOutput>,
-    fingerprints: Vec<Option<u64>>,
+    last: Vec<Option<Fingerprinted>>,
 }
 
 /// How far ahead of where the walk is an output is looked for in an [`OutputOrder`]
@@ -234,22 +237,24 @@ impl OutputOrder {
     /// for each but the outputs `without_entry` (indices).
     pub fn new(
         outputs: Vec<PlannedOutput>,
-        fingerprints: &[u64],
+        fingerprints: &[Fingerprinted],
         without_entry: &[usize],
     ) -> OutputOrder {
-        let mut fingerprints: Vec<Option<u64>> = fingerprints.iter().copied().map(Some).collect();
+        let mut last: Vec<Option<Fingerprinted>> = fingerprints.iter().copied().map(Some).collect();
         for &i in without_entry {
-            fingerprints[i] = None;
+            last[i] = None;
         }
-        OutputOrder {
-            outputs,
-            fingerprints,
-        }
+        OutputOrder { outputs, last }
     }
 
     /// The fingerprint `cache`, the one saved with this order, holds for each of
-    /// `outputs`, if any: found in the order, or else in the cache.
-    fn last_fingerprints(&self, outputs: &[PlannedOutput], cache: &BuildCache) -> Vec<Option<u64>> {
+    /// `outputs`, if any, with its digest: found in the order, or else in the cache
+    /// (without the digest).
+    fn last_fingerprints(
+        &self,
+        outputs: &[PlannedOutput],
+        cache: &BuildCache,
+    ) -> Vec<Option<Fingerprinted>> {
         let mut next = 0;
         (outputs.iter())
             .map(|o| {
@@ -261,9 +266,9 @@ impl OutputOrder {
                 {
                     Some(passed) => {
                         next += passed + 1;
-                        self.fingerprints[next - 1]
+                        self.last[next - 1]
                     }
-                    None => cache.outputs.get(&o.path).map(|state| state.fingerprint),
+                    None => cached_fingerprint(cache, &o.path),
                 }
             })
             .collect()
@@ -282,32 +287,45 @@ pub(super) struct KeptOutputs<'b> {
 }
 
 impl KeptOutputs<'_> {
-    /// For each of `outputs`, whether it is kept; none is when the build `writes`
-    /// nothing (each is rendered).
-    pub fn mark(&self, outputs: &[PlannedOutput], fingerprints: &[u64], writes: bool) -> Vec<bool> {
+    /// What the last build recorded for each of `outputs`: its fingerprint, and its
+    /// digest when this process made that build. Nothing when the build `writes`
+    /// nothing (each output is rendered).
+    pub fn last(&self, outputs: &[PlannedOutput], writes: bool) -> Vec<Option<Fingerprinted>> {
         let (Some(cache), true) = (self.cache, writes) else {
-            return vec![false; fingerprints.len()];
+            return vec![None; outputs.len()];
         };
-        if let Some(order) = self.order {
-            let last = order.last_fingerprints(outputs, cache);
-            return (outputs.par_iter().zip(fingerprints).zip(last))
-                .map(|((o, fingerprint), last)| {
-                    last == Some(*fingerprint) && self.files.intact(&o.path)
-                })
-                .collect();
+        match self.order {
+            Some(order) => order.last_fingerprints(outputs, cache),
+            None => (outputs.par_iter())
+                .map(|o| cached_fingerprint(cache, &o.path))
+                .collect(),
         }
-        outputs
-            .par_iter()
-            .zip(fingerprints)
-            .map(|(o, fingerprint)| {
-                cache
-                    .outputs
-                    .get(&o.path)
-                    .is_some_and(|state| state.fingerprint == *fingerprint)
+    }
+
+    /// For each of `outputs`, with its `fingerprints` and what the last build recorded
+    /// for it (`last`, see [`KeptOutputs::last`]), whether it is kept.
+    pub fn mark(
+        &self,
+        outputs: &[PlannedOutput],
+        fingerprints: &[Fingerprinted],
+        last: &[Option<Fingerprinted>],
+    ) -> Vec<bool> {
+        (outputs.par_iter().zip(fingerprints).zip(last))
+            .map(|((o, now), last)| {
+                last.is_some_and(|last| last.fingerprint == now.fingerprint)
                     && self.files.intact(&o.path)
             })
             .collect()
     }
+}
+
+/// The fingerprint `cache` holds for the output at `path`, if any (without a digest).
+fn cached_fingerprint(cache: &BuildCache, path: &str) -> Option<Fingerprinted> {
+    let state = cache.outputs.get(path)?;
+    Some(Fingerprinted {
+        fingerprint: state.fingerprint,
+        digest: None,
+    })
 }
 
 /// The cache's outputs after a build: the previous entries of the outputs kept as they
@@ -322,13 +340,13 @@ impl KeptOutputs<'_> {
 pub(super) fn updated_outputs(
     previous: Option<Arc<BuildCache>>,
     outputs: &[PlannedOutput],
-    fingerprints: &[u64],
+    fingerprints: &[Fingerprinted],
     kept: &[bool],
     mut states: ByPath<FileState>,
     stale: &[String],
 ) -> (ByPath<OutputState>, Vec<usize>) {
     let entry = |i: usize, file: FileState| OutputState {
-        fingerprint: fingerprints[i],
+        fingerprint: fingerprints[i].fingerprint,
         file,
     };
     match previous.map(Arc::try_unwrap) {
@@ -524,7 +542,8 @@ mod tests {
     }
 
     /// Walked beside the outputs of the build that saved the cache, a rebuild's outputs
-    /// find what the cache holds for each, however many came or went, and wherever.
+    /// find what the cache holds for each, however many came or went, and wherever; and
+    /// the digest of those found in the order.
     #[test]
     fn the_order_of_the_last_outputs_gives_what_the_cache_holds() {
         let last: Vec<&str> = (0..40).map(|i| ["p0", "p1", "p2", "p3"][i % 4]).collect();
@@ -538,11 +557,19 @@ mod tests {
             .collect();
         let cache = cache_of(&entries);
         let outputs: Vec<PlannedOutput> = last.iter().map(|p| output(p)).collect();
-        let fingerprints: Vec<u64> = (0..last.len() as u64).collect();
+        let fingerprints: Vec<Fingerprinted> = (0..last.len() as u64)
+            .map(|n| Fingerprinted {
+                fingerprint: n,
+                digest: (n % 2 == 0).then_some(n + 1000),
+            })
+            .collect();
         let order = OutputOrder::new(outputs, &fingerprints, &[last.len() - 1]);
         let from_cache = |outputs: &[PlannedOutput]| -> Vec<Option<u64>> {
             let entry = |o: &PlannedOutput| cache.outputs.get(&o.path).map(|s| s.fingerprint);
             outputs.iter().map(entry).collect()
+        };
+        let fingerprints_of = |found: &[Option<Fingerprinted>]| -> Vec<Option<u64>> {
+            found.iter().map(|f| f.map(|f| f.fingerprint)).collect()
         };
         let mut now: Vec<PlannedOutput> = (last.iter()).map(|p| output(p)).collect();
         // One new at the start, one gone, twelve gone at once (past the look ahead),
@@ -553,12 +580,19 @@ mod tests {
         now.swap(3, 4);
         now.insert(8, output("new/8"));
         let found = order.last_fingerprints(&now, &cache);
-        assert_eq!(found, from_cache(&now));
+        assert_eq!(fingerprints_of(&found), from_cache(&now));
         assert_eq!(found.last(), Some(&None), "no entry for the last");
         assert!(found.iter().filter(|f| f.is_some()).count() > 20);
+        // Those found in the order have the digest they were saved with.
+        let with_digest = found.iter().flatten().filter(|f| f.digest.is_some());
+        assert!(with_digest.clone().count() >= 3);
+        assert!(with_digest
+            .clone()
+            .all(|f| f.digest == Some(f.fingerprint + 1000)));
         // In any other order too, down to none shared.
         now.reverse();
-        assert_eq!(order.last_fingerprints(&now, &cache), from_cache(&now));
+        let found = order.last_fingerprints(&now, &cache);
+        assert_eq!(fingerprints_of(&found), from_cache(&now));
         assert_eq!(order.last_fingerprints(&[], &cache), Vec::new());
     }
 
@@ -576,7 +610,10 @@ mod tests {
     fn outputs_kept_stay_rewritten_ones_change_and_stale_ones_go() {
         // `a` is kept, `c` written again (fingerprint 30), `d` new, `b` no longer made.
         let outputs = [output("a"), output("c"), output("d")];
-        let fingerprints = [1, 30, 40];
+        let fingerprints = [1, 30, 40].map(|fingerprint| Fingerprinted {
+            fingerprint,
+            digest: None,
+        });
         let kept = [true, false, false];
         let update = |previous: Arc<BuildCache>, stale: &[String]| {
             let states: ByPath<FileState> = [("c", 30), ("d", 40)]

@@ -55,16 +55,15 @@ pub const COAUTHORS_LISTED: usize = 100;
 pub const LIST_ITEM_AUTHORS: usize = 10;
 
 /// Work the render stage can reuse from the previous build in the same process (see
-/// [`crate::reuse`]): citations, the items of the data files, and fingerprints.
+/// [`crate::reuse`]): citations and the items of the data files; and whether outputs'
+/// digests are made, so that the next build finds their fingerprints by them.
 #[derive(Default)]
 pub struct RenderMemo {
     citations: Reuse<exports::BriefCitation>,
     data_items: Reuse<Vec<u8>>,
-    /// Fingerprints of the outputs that show papers near another in authors' lists
-    /// (papers' pages), by their digest ([`Entities::digest`]): an output whose digest
-    /// did not change since the last build has the fingerprint it had, found without
-    /// walking the lists.
-    fingerprints: Reuse<u64>,
+    /// Whether [`OutputMaker::fingerprint_after`] makes each output's digest
+    /// ([`Entities::digest`]): a long-running process keeps them with the fingerprints.
+    digests: bool,
 }
 
 impl RenderMemo {
@@ -72,15 +71,26 @@ impl RenderMemo {
     pub fn enable(&mut self) {
         self.citations.enable();
         self.data_items.enable();
-        self.fingerprints.enable();
+        self.digests = true;
     }
 
     /// Ends a build: see [`Reuse::finish_build`].
     pub fn finish_build(&mut self) {
         self.citations.finish_build();
         self.data_items.finish_build();
-        self.fingerprints.finish_build();
     }
+}
+
+/// An output's fingerprint, with its digest when it has one ([`Entities::digest`]) and
+/// digests are made ([`RenderMemo`]): a build that knows the last build's digest and
+/// fingerprint of an output finds the fingerprint again by the digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprinted {
+    /// The output's fingerprint: the same fingerprint means the same bytes.
+    pub fingerprint: u64,
+    /// A hash of what the output reads, coarser than the fingerprint and found
+    /// without walking authors' lists: the same digest means the same fingerprint.
+    pub digest: Option<u64>,
 }
 
 /// Pieces many outputs of one build show, made on first use and shared while a bounded
@@ -224,9 +234,23 @@ impl<'a> OutputMaker<'a> {
     }
 
     /// The fingerprint of an output: a hash of what it declares it reads and of its
-    /// templates. The same fingerprint means the same bytes. A long-running process
-    /// finds a paper page's by its digest ([`RenderMemo`]).
+    /// templates. The same fingerprint means the same bytes.
     pub fn fingerprint(&self, path: &str, kind: &OutputKind, templates: &TemplateHashes) -> u64 {
+        self.fingerprint_after(path, kind, templates, None)
+            .fingerprint
+    }
+
+    /// The fingerprint of an output, with its digest when digests are made
+    /// ([`RenderMemo`]), given what the last build made for the output at the same
+    /// path (`last`): an output whose digest is the last one has the last fingerprint,
+    /// found without walking the authors' lists a paper's page shows papers from.
+    pub fn fingerprint_after(
+        &self,
+        path: &str,
+        kind: &OutputKind,
+        templates: &TemplateHashes,
+        last: Option<Fingerprinted>,
+    ) -> Fingerprinted {
         // A search index file reads the whole site; a hash of what makes it changes
         // far less often. It is found by the path the file is served at (`path` has
         // `.gz` added when the site is precompressed).
@@ -234,7 +258,11 @@ impl<'a> OutputMaker<'a> {
             let found =
                 self.with_documents(|documents| search.fingerprint(self.ix, served, documents));
             if let Some(fingerprint) = found {
-                return fingerprint;
+                let digest = None;
+                return Fingerprinted {
+                    fingerprint,
+                    digest,
+                };
             }
         }
         let entities = self.hash_entities();
@@ -245,11 +273,16 @@ impl<'a> OutputMaker<'a> {
             TemplateSet::Sitemap => templates.sitemap,
         };
         let reads = self.reads(kind);
-        let fingerprint = || entities.fingerprint(self.ix, path, template, &reads);
-        let memo = &self.memo.fingerprints;
-        match (memo.is_enabled()).then(|| entities.digest(path, template, &reads)) {
-            Some(Some(digest)) => *memo.get_or(|| digest, fingerprint),
-            _ => fingerprint(),
+        let digest = (self.memo.digests)
+            .then(|| entities.digest(path, template, &reads))
+            .flatten();
+        let fingerprint = match (digest, last) {
+            (Some(digest), Some(last)) if last.digest == Some(digest) => last.fingerprint,
+            _ => entities.fingerprint(self.ix, path, template, &reads),
+        };
+        Fingerprinted {
+            fingerprint,
+            digest,
         }
     }
 

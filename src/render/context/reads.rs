@@ -241,8 +241,9 @@ impl Entities {
     /// authors, papers and lists: the same digest means the same fingerprint. It is
     /// coarser than the fingerprint (an author's whole list, for the papers near one in
     /// it) but found without walking the lists, so that a long-running process finds an
-    /// unchanged paper page's fingerprint by it ([`super::RenderMemo`]). `None` for
-    /// other outputs, whose fingerprint costs no more than a digest would.
+    /// unchanged paper page's fingerprint by it
+    /// ([`super::OutputMaker::fingerprint_after`]). `None` for other outputs, whose
+    /// fingerprint costs no more than a digest would.
     pub fn digest(&self, path: &str, template: u64, reads: &Reads) -> Option<u64> {
         let Reads {
             whole_site,
