@@ -81,20 +81,32 @@ pub fn sitemap_paths(ix: &SiteIndex) -> Vec<String> {
 /// About how many items a shard of the site's data holds (a few megabytes of papers).
 pub const DATA_SHARD_SIZE: usize = 1000;
 
-/// Splits items, by their slugs, into shards of [`DATA_SHARD_SIZE`] or fewer on
-/// average (never more than twice that), each in slug order. An item's shard is a hash
-/// of its slug ([`super::parts::hash_parts`]), so that a new item changes one shard
-/// rather than moving every later one.
-pub fn data_shards<'s>(slugs: impl Iterator<Item = &'s str>) -> Vec<Vec<usize>> {
-    let names: Vec<&str> = slugs.collect();
-    let parts = super::parts::hash_parts(names.iter(), DATA_SHARD_SIZE);
+/// Splits items, by their `slugs` (in slug order, as the graph keeps its authors and
+/// its papers), into shards of [`DATA_SHARD_SIZE`] or fewer on average (never more than
+/// twice that), each in slug order: a shard lists its items in the order they are given.
+/// An item's shard is a hash of its slug ([`super::parts::hash_parts`]), so that a new
+/// item changes one shard rather than moving every later one.
+pub fn data_shards(slugs: &[&str]) -> Vec<Vec<usize>> {
+    debug_assert!(slugs.is_sorted(), "data shards are made of slugs in order");
+    let parts = super::parts::hash_parts(slugs, DATA_SHARD_SIZE);
     (parts.into_par_iter())
-        .map(|part| {
-            let mut shard: Vec<usize> = part.into_iter().map(|id| id as usize).collect();
-            shard.sort_unstable_by_key(|&id| names[id]);
-            shard
-        })
+        .map(|part| part.into_iter().map(|id| id as usize).collect())
         .collect()
+}
+
+/// The shards of the authors' data and of the papers' data ([`data_shards`]), side by
+/// side.
+fn data_shards_of(graph: &SiteGraph) -> (Vec<Vec<AuthorId>>, Vec<Vec<PaperId>>) {
+    rayon::join(
+        || {
+            let slugs: Vec<&str> = graph.authors.par_iter().map(|a| a.slug.as_str()).collect();
+            data_shards(&slugs)
+        },
+        || {
+            let slugs: Vec<&str> = graph.papers.par_iter().map(|p| p.slug.as_str()).collect();
+            data_shards(&slugs)
+        },
+    )
 }
 
 /// Up to about this many bytes, a publication list (in each format) is a `data:` link
@@ -205,6 +217,7 @@ impl<'a> SiteIndex<'a> {
                 )
             },
         );
+        let (author_shards, paper_shards) = data_shards_of(graph);
         let mut index = SiteIndex {
             graph,
             config,
@@ -220,8 +233,8 @@ impl<'a> SiteIndex<'a> {
             citation_keys,
             author_letters,
             author_lists_inline,
-            author_shards: data_shards(graph.authors.iter().map(|a| a.slug.as_str())),
-            paper_shards: data_shards(graph.papers.iter().map(|p| p.slug.as_str())),
+            author_shards,
+            paper_shards,
             sitemap_paths: Vec::new(),
             sitemap_parts: Vec::new(),
             redirects,
@@ -313,21 +326,28 @@ fn extra_pages<'a>(
 fn author_letters(profiles: &[Profile]) -> Vec<LetterList> {
     // On every thread: transliterating 200,000 names and sorting them took 60 ms of a
     // rebuild on one.
-    let mut sorted: Vec<(String, AuthorId)> = (profiles.par_iter().enumerate())
-        .map(|(id, p)| (family_sort_key(&p.name), id))
+    // Ordered by the keys' first bytes as numbers ([`crate::slug::order_by_key`]), equal
+    // keys by id; each key's letter found as a byte, and a letter's name made once.
+    let keys: Vec<String> = (profiles.par_iter())
+        .map(|p| family_sort_key(&p.name))
         .collect();
-    sorted.par_sort_unstable();
+    let letter_of = |key: &str| {
+        let first = key.bytes().next().filter(u8::is_ascii_alphabetic);
+        first.map_or(b'#', |c| c.to_ascii_uppercase())
+    };
     let mut letters: Vec<LetterList> = Vec::new();
-    for (key, id) in sorted {
-        let letter = key
-            .chars()
-            .next()
-            .filter(char::is_ascii_alphabetic)
-            .map(|c| c.to_ascii_uppercase().to_string())
-            .unwrap_or_else(|| "#".into());
-        if letters.last().is_none_or(|g| g.letter != letter) {
+    let mut other_names = Vec::new();
+    let mut current = None;
+    for id in crate::slug::order_by_key(&keys) {
+        let letter = letter_of(&keys[id]);
+        if letter == b'#' {
+            other_names.push(id);
+            continue;
+        }
+        if current != Some(letter) {
+            current = Some(letter);
             letters.push(LetterList {
-                letter,
+                letter: char::from(letter).to_string(),
                 authors: Vec::new(),
             });
         }
@@ -335,8 +355,14 @@ fn author_letters(profiles: &[Profile]) -> Vec<LetterList> {
             group.authors.push(id);
         }
     }
-    // `#` (names that transliterate to no letter) goes last.
-    letters.sort_by_key(|g| g.letter == "#");
+    // `#`, names that transliterate to no letter (whose keys sort before `a` or after
+    // `z`), goes last, as one list.
+    if !other_names.is_empty() {
+        letters.push(LetterList {
+            letter: "#".to_string(),
+            authors: other_names,
+        });
+    }
     letters
 }
 
@@ -379,9 +405,11 @@ mod tests {
 
     #[test]
     fn data_shards_hold_every_item_once_in_slug_order() {
-        assert_eq!(data_shards(std::iter::empty()), vec![Vec::<usize>::new()]);
-        let slugs: Vec<String> = (0..3_001).map(|i| format!("paper-{}", 3_001 - i)).collect();
-        let shards = data_shards(slugs.iter().map(String::as_str));
+        assert_eq!(data_shards(&[]), vec![Vec::<usize>::new()]);
+        let mut slugs: Vec<String> = (0..3_001).map(|i| format!("paper-{i}")).collect();
+        slugs.sort();
+        let slugs: Vec<&str> = slugs.iter().map(String::as_str).collect();
+        let shards = data_shards(&slugs);
         assert_eq!(shards.len(), 4, "3,001 items: four shards of about 750");
         let mut all: Vec<usize> = shards.concat();
         all.sort_unstable();
@@ -404,6 +432,34 @@ mod tests {
         assert_eq!(nearby_papers(&list, 15, 3), [12, 13, 14]);
         assert_eq!(nearby_papers(&[10, 11], 11, 3), [10]);
         assert_eq!(nearby_papers(&[10], 10, 3), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn authors_go_under_their_family_names_letter_and_other_names_under_one_list_last() {
+        let names = [
+            "Ann {Braces}",
+            "Zoë Bauer",
+            "Carl 1st",
+            "Åsa Ahlberg",
+            "Bo Andersson",
+            "",
+            "Émile Zola",
+        ];
+        let profiles: Vec<Profile> = (names.iter())
+            .map(|name| Profile {
+                name: name.to_string(),
+                ..Profile::default()
+            })
+            .collect();
+        let letters = author_letters(&profiles);
+        let shown: Vec<(&str, &[AuthorId])> = (letters.iter())
+            .map(|l| (l.letter.as_str(), l.authors.as_slice()))
+            .collect();
+        // Keys: "{braces} ann", "bauer zoe", "1st carl", "ahlberg asa", "andersson bo",
+        // "", "zola emile": `#` holds those before `a` and after `z`, in key order.
+        let expected: [(&str, &[AuthorId]); 4] =
+            [("A", &[3, 4]), ("B", &[1]), ("Z", &[6]), ("#", &[5, 2, 0])];
+        assert_eq!(shown, expected);
     }
 
     #[test]

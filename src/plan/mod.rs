@@ -418,7 +418,7 @@ pub fn sitemap_parts(paths: &[String]) -> Vec<Vec<u32>> {
     if paths.len() <= SITEMAP_URLS {
         return Vec::new();
     }
-    parts::hash_parts(paths.iter(), SITEMAP_URLS / 2)
+    parts::hash_parts(paths, SITEMAP_URLS / 2)
 }
 
 /// The output path of part `n` of a large site's sitemap.

@@ -8,12 +8,10 @@
 /// that it changes only when the items pass `mean` times a power of two (and each part
 /// then splits in two). Should a part then hold more than twice `mean` (names made to
 /// hash alike), the parts double until none does; if that would take a part an item, the
-/// items go in order, twice `mean` a part.
-pub fn hash_parts<N: AsRef<[u8]>>(
-    names: impl ExactSizeIterator<Item = N>,
-    mean: usize,
-) -> Vec<Vec<u32>> {
-    let hashes: Vec<u64> = names
+/// items go in order, twice `mean` a part. The names are hashed on every thread.
+pub fn hash_parts<N: AsRef<[u8]> + Sync>(names: &[N], mean: usize) -> Vec<Vec<u32>> {
+    use rayon::prelude::*;
+    let hashes: Vec<u64> = (names.par_iter())
         .map(|name| crate::hash::content_hash(name.as_ref()))
         .collect();
     parts_of_hashes(&hashes, mean)
@@ -49,7 +47,7 @@ mod tests {
     #[test]
     fn parts_hold_every_item_once_in_order() {
         let names = names(120_001);
-        let parts = hash_parts(names.iter(), 25_000);
+        let parts = hash_parts(&names, 25_000);
         assert_eq!(parts.len(), 8, "120,001 items: 8 parts of about 15,000");
         for part in &parts {
             assert!((13_000..17_000).contains(&part.len()), "{}", part.len());
@@ -62,17 +60,14 @@ mod tests {
 
     #[test]
     fn no_items_make_one_empty_part() {
-        assert_eq!(
-            hash_parts(Vec::<&str>::new().into_iter(), 1000),
-            [Vec::<u32>::new()]
-        );
-        assert_eq!(hash_parts(["a"].into_iter(), 1000), [vec![0]]);
+        assert_eq!(hash_parts(&Vec::<&str>::new(), 1000), [Vec::<u32>::new()]);
+        assert_eq!(hash_parts(&["a"], 1000), [vec![0]]);
     }
 
     #[test]
     fn a_new_item_changes_one_part_and_the_count_doubles_by_splitting() {
         let names = names(3_001);
-        let parts_of = |names: &[String]| hash_parts(names.iter(), 1000);
+        let parts_of = |names: &[String]| hash_parts(names, 1000);
         let before = parts_of(&names);
         assert_eq!(before.len(), 4);
         // One more item, in the middle: one part changes (by the items' names; the

@@ -1224,7 +1224,7 @@ mod tests {
     fn new_pages_change_only_their_parts_of_the_sitemap() {
         let in_parts = |plan: &mut SitePlan| {
             let paths = &plan.index.sitemap_paths;
-            plan.index.sitemap_parts = crate::plan::parts::hash_parts(paths.iter(), 4);
+            plan.index.sitemap_parts = crate::plan::parts::hash_parts(paths, 4);
             let parts = plan.index.sitemap_parts.len();
             plan.outputs
                 .extend((0..parts).map(|n| crate::plan::PlannedOutput {
