@@ -182,15 +182,22 @@ pub fn plan_redirects(
         add(author_path(slug, layout), RedirectTarget::Author(*id));
     }
     // An author or paper whose slug is the one it had is its own page: no redirect.
-    let moved_authors = moved(&history.authors, &author_identities, |id| {
-        &graph.authors[id].slug
-    });
+    // Authors and papers side by side: each is partly serial.
+    let (moved_authors, moved_papers) = rayon::join(
+        || {
+            moved(&history.authors, &author_identities, |id| {
+                &graph.authors[id].slug
+            })
+        },
+        || {
+            moved(&history.papers, &paper_identities, |id| {
+                &graph.papers[id].slug
+            })
+        },
+    );
     for (slug, id) in moved_authors {
         add(author_path(slug, layout), RedirectTarget::Author(id));
     }
-    let moved_papers = moved(&history.papers, &paper_identities, |id| {
-        &graph.papers[id].slug
-    });
     for (slug, id) in moved_papers {
         add(paper_path(slug, layout), RedirectTarget::Paper(id));
     }
