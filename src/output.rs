@@ -399,11 +399,12 @@ impl OutputWriter {
 
         // Remove what an earlier build wrote and this one did not.
         let earlier = manifest::EarlierManifest::read(root);
-        let earlier_paths = earlier.as_ref().map(|m| m.paths()).unwrap_or_default();
+        let recorded = earlier.as_ref().map(manifest::EarlierManifest::paths);
+        let earlier_paths = recorded.as_ref().map_or(&[][..], |r| r.all());
         let mut removed = 0;
         let mut stale = Vec::new();
         let mut emptied_dirs = BTreeSet::new();
-        for old_path in stale_paths(&earlier_paths, &paths) {
+        for old_path in stale_paths(earlier_paths, &paths) {
             if !is_safe_relative_path(old_path) {
                 continue;
             }
@@ -424,14 +425,14 @@ impl OutputWriter {
         for dir in emptied_dirs.iter().rev() {
             let _ = fs::remove_dir(root.join(dir));
         }
-        manifest::record(root, earlier.as_ref(), &earlier_paths, &paths)?;
+        manifest::record(root, earlier.as_ref().zip(recorded.as_ref()), &paths)?;
         let stats = WriteStats {
             written,
             unchanged: paths.len() - written,
             removed,
         };
         // Both hold every path once more: freed before the states are gathered.
-        drop((paths, earlier_paths));
+        drop((paths, recorded));
         drop(earlier);
         let mut states = ByPath::with_capacity_and_hasher(files.len(), Default::default());
         for (path, seen) in files {
@@ -1147,7 +1148,7 @@ mod tests {
         );
         assert!(!out.join("c.html").exists());
         let manifest = manifest::EarlierManifest::read(&out).unwrap();
-        assert_eq!(manifest.paths(), ["a/index.html", "b.html"]);
+        assert_eq!(manifest.paths().all(), ["a/index.html", "b.html"]);
         // A kept file's state is not looked at: only the staged one has a state.
         assert!(!committed.states.contains_key("a/index.html"));
         assert!(committed.states.contains_key("b.html"));
@@ -1185,7 +1186,7 @@ mod tests {
             .iter()
             .map(|(p, _)| p.as_str())
             .collect();
-        assert_eq!(earlier.paths(), expected);
+        assert_eq!(earlier.paths().all(), expected);
 
         // Back to the first site: the folder is as that site's first build left it.
         write_output(&out, &site).unwrap();
